@@ -1,0 +1,33 @@
+"""Benchmark data: loaders for the papers' real data sets and synthetic generators.
+
+Real data (:func:`load_dataset`, :func:`list_datasets`) is read from a data
+directory: the ``data_home`` argument, else the ``LOCALSELECT_DATA`` environment
+variable, else ``../shared/data`` next to the repository root when it exists.
+Files that are absent are downloaded from their public originals where one
+exists, into a cache.
+
+The generators reproduce the synthetic designs of the papers and return the
+ground truth: which features are relevant for each sample.
+"""
+
+from localselect.datasets._generators import (
+    make_immigrate_synthetic,
+    make_lfs_synthetic,
+    make_subspace_classification,
+)
+from localselect.datasets._loaders import (
+    DatasetNotFoundError,
+    get_data_home,
+    list_datasets,
+    load_dataset,
+)
+
+__all__ = [
+    "DatasetNotFoundError",
+    "get_data_home",
+    "list_datasets",
+    "load_dataset",
+    "make_immigrate_synthetic",
+    "make_lfs_synthetic",
+    "make_subspace_classification",
+]
