@@ -13,15 +13,14 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
-
 from sklearn.utils.validation import _check_feature_names_in as check_feature_names_in
 
 __all__ = [
-    "check_feature_names_in",
     "HasMethods",
     "Interval",
     "RealNotInt",
     "StrOptions",
+    "check_feature_names_in",
     "fit_context",
     "validate_params",
 ]

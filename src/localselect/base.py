@@ -55,9 +55,7 @@ class LocalSelectorMixin(TransformerMixin):
         return np.asarray(self.local_support_, dtype=bool)
 
     def _validate_for_local(self, X):
-        return validate_data(
-            self, X, reset=False, dtype=np.float64, ensure_all_finite=True
-        )
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
 
     def get_local_support(self, X=None, *, indices=False):
         """Per-sample feature subsets.

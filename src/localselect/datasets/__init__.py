@@ -20,6 +20,7 @@ from localselect.datasets._loaders import (
     get_data_home,
     list_datasets,
     load_dataset,
+    load_lfs_sample,
 )
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "get_data_home",
     "list_datasets",
     "load_dataset",
+    "load_lfs_sample",
     "make_immigrate_synthetic",
     "make_lfs_synthetic",
     "make_subspace_classification",

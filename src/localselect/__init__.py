@@ -1,0 +1,22 @@
+"""localselect: local feature selection -- which features matter *where*.
+
+Estimators follow the scikit-learn API. Local selectors (one feature subset
+per sample) share :class:`~localselect.base.LocalSelectorMixin`.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from localselect.base import LocalSelectorMixin
+from localselect.filters import FisherScore, fisher_score
+
+try:
+    __version__ = version("localselect")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0+unknown"
+
+__all__ = [
+    "FisherScore",
+    "LocalSelectorMixin",
+    "__version__",
+    "fisher_score",
+]

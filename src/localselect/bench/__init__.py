@@ -1,0 +1,20 @@
+"""Benchmark harness behind ``localselect bench``: paper protocols, published tables, reports.
+
+A *suite* is a function registered with :func:`register_suite`; it receives a
+:class:`SuiteContext` (quick mode, ``n_jobs``, data-set filter, output folder,
+a disk cache and a progress helper) and returns a list of result records
+(plain dicts, one per measured number). :func:`run_suite` runs one suite and
+writes ``results.json`` and ``report.md`` with our numbers beside the
+published ones. The papers' tables are data in ``bench/published/*.json``
+(see :func:`load_published`).
+"""
+
+from localselect.bench._core import (
+    SuiteContext,
+    available_suites,
+    load_published,
+    register_suite,
+    run_suite,
+)
+
+__all__ = ["SuiteContext", "available_suites", "load_published", "register_suite", "run_suite"]

@@ -1,0 +1,161 @@
+"""Argument parsing, logging set-up and error reporting for ``localselect``.
+
+The CLI holds no algorithm logic: each sub-command calls the public API.
+Errors print one line (``localselect: error: ...``) and exit non-zero; the
+traceback appears only with ``-v``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+
+import localselect
+
+__all__ = ["build_parser", "main"]
+
+
+class CLIError(Exception):
+    """A user-facing error: printed as one line, exit code 2."""
+
+
+def _add_verbose(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    # Sub-commands accept -v too; SUPPRESS keeps them from resetting a top-level -v.
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0 if top else argparse.SUPPRESS,
+        help="more output: -v logs stages and shows tracebacks, -vv logs iterations",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``localselect`` argument parser (public so docs can render it)."""
+    parser = argparse.ArgumentParser(
+        prog="localselect",
+        description="Local feature selection: which features matter where in the sample space.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"localselect {localselect.__version__}"
+    )
+    _add_verbose(parser, top=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ds = sub.add_parser("datasets", help="list or describe the benchmark data sets")
+    _add_verbose(ds)
+    ds_sub = ds.add_subparsers(dest="datasets_command", metavar="ACTION")
+    ds_list = ds_sub.add_parser("list", help="every data set, its shape and whether it is here")
+    ds_list.add_argument(
+        "--data-home", default=None, help="data directory (default: LOCALSELECT_DATA)"
+    )
+    _add_verbose(ds_list)
+    ds_show = ds_sub.add_parser("show", help="describe one data set (loads it when available)")
+    ds_show.add_argument("name", help="data set name, see `localselect datasets list`")
+    ds_show.add_argument(
+        "--data-home", default=None, help="data directory (default: LOCALSELECT_DATA)"
+    )
+    _add_verbose(ds_show)
+
+    demo = sub.add_parser("demo", help="run every estimator on embedded data and compare them")
+    demo.add_argument("--random-state", type=int, default=0, help="seed for splits and methods")
+    demo.add_argument("--quick", action="store_true", help="smaller data, for a fast look")
+    _add_verbose(demo)
+    bench = sub.add_parser("bench", help="run a benchmark suite (paper reproductions, scaling)")
+    bench.add_argument("suite", help="suite name, or `list` to show them")
+    bench.add_argument("--quick", action="store_true", help="reduced settings, minutes not hours")
+    bench.add_argument("--out", default=None, help="output folder (default: bench-results/SUITE)")
+    bench.add_argument("--n-jobs", type=int, default=None, help="parallel jobs for the suite")
+    bench.add_argument("--datasets", nargs="+", default=None, help="restrict to these data sets")
+    bench.add_argument("--random-state", type=int, default=0, help="seed of the whole suite")
+    _add_verbose(bench)
+    return parser
+
+
+def _configure_logging(verbose: int) -> None:
+    level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("localselect").setLevel(level)
+
+
+def _cmd_datasets(args: argparse.Namespace, console: Console) -> int:
+    from localselect.cli._datasets import show_dataset, show_dataset_list
+
+    if args.datasets_command == "list":
+        return show_dataset_list(console, data_home=args.data_home)
+    if args.datasets_command == "show":
+        return show_dataset(console, args.name, data_home=args.data_home)
+    raise CLIError(
+        "choose an action: `localselect datasets list` or `localselect datasets show NAME`"
+    )
+
+
+def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
+    from localselect.cli._demo import run_demo
+
+    return run_demo(console, random_state=args.random_state, quick=args.quick)
+
+
+def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
+    from pathlib import Path
+
+    from localselect.bench import SuiteContext, available_suites, run_suite
+
+    suites = available_suites()
+    if args.suite == "list":
+        for name, suite in suites.items():
+            console.print(f"[bold]{name}[/bold]  {suite.description} ({suite.paper})")
+        return 0
+    if args.suite not in suites:
+        raise CLIError(f"unknown suite {args.suite!r}; choose from {', '.join(suites) or 'none'}")
+    out = Path(args.out) if args.out else Path("bench-results") / args.suite
+    ctx = SuiteContext(
+        quick=args.quick,
+        n_jobs=args.n_jobs,
+        datasets=args.datasets,
+        random_state=args.random_state,
+        out=out,
+    )
+    results = run_suite(args.suite, ctx)
+    console.print((out / "report.md").read_text())
+    console.print(f"{len(results['records'])} records written to {out / 'results.json'}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code.
+
+    Parameters
+    ----------
+    argv : sequence of str, default=None
+        Arguments without the program name; ``None`` reads ``sys.argv``.
+
+    Returns
+    -------
+    code : int
+        0 on success, 1 on an error, 2 on a usage error.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    verbose = getattr(args, "verbose", 0) or 0
+    _configure_logging(verbose)
+    console = Console()
+    if args.command is None:
+        parser.print_help()
+        return 0
+    handlers = {"datasets": _cmd_datasets, "demo": _cmd_demo, "bench": _cmd_bench}
+    try:
+        return handlers[args.command](args, console)
+    except KeyboardInterrupt:
+        print("localselect: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if verbose:
+            raise
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"localselect: error: {message} (run with -v for details)", file=sys.stderr)
+        return 2 if isinstance(exc, CLIError) else 1
