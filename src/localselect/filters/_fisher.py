@@ -49,9 +49,11 @@ def fisher_score(X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     >>> fisher_score(X, [0, 0, 1, 1]).round(3)
     array([25.,  0.])
     """
-    X, y = check_X_y(X, y, dtype=np.float64)
-    check_classification_targets(y)
-    classes, y_idx = np.unique(y, return_inverse=True)
+    X_arr: NDArray[np.float64]
+    X_arr, y_arr = check_X_y(X, y, dtype=np.float64)
+    check_classification_targets(y_arr)
+    X = X_arr
+    classes, y_idx = np.unique(y_arr, return_inverse=True)
     counts = np.bincount(y_idx).astype(np.float64)
     onehot = np.zeros((len(classes), X.shape[0]))
     onehot[y_idx, np.arange(X.shape[0])] = 1.0
