@@ -12,9 +12,22 @@ published ones. The papers' tables are data in ``bench/published/*.json``
 from localselect.bench._core import (
     SuiteContext,
     available_suites,
+    collect_results,
     load_published,
     register_suite,
+    run_all,
     run_suite,
 )
+from localselect.bench._stats import aggregate_trials, paired_wtl
 
-__all__ = ["SuiteContext", "available_suites", "load_published", "register_suite", "run_suite"]
+__all__ = [
+    "SuiteContext",
+    "aggregate_trials",
+    "available_suites",
+    "collect_results",
+    "load_published",
+    "paired_wtl",
+    "register_suite",
+    "run_all",
+    "run_suite",
+]

@@ -17,7 +17,15 @@ import joblib
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["SuiteContext", "available_suites", "load_published", "register_suite", "run_suite"]
+__all__ = [
+    "SuiteContext",
+    "available_suites",
+    "collect_results",
+    "load_published",
+    "register_suite",
+    "run_all",
+    "run_suite",
+]
 
 #: Suites live in modules named ``bench/suite_*.py``; they are imported lazily by
 #: :func:`available_suites`, so adding a suite never edits a shared file.
@@ -50,6 +58,8 @@ class SuiteContext:
         Seed of the whole suite; cells derive their own seeds from it.
     out : Path
         Output folder; ``out / "cache"`` holds cached cells so runs resume.
+    notes : list of str
+        Lines for the report's "Not run" section (see :meth:`note`).
     """
 
     quick: bool = False
@@ -57,14 +67,36 @@ class SuiteContext:
     datasets: list[str] | None = None
     random_state: int = 0
     out: Path = field(default_factory=lambda: Path("bench-results"))
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        """Add a line to the report's "Not run" section (a missing baseline and why)."""
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def seeds(self, n: int) -> list[int]:
+        """``n`` independent seeds derived from ``random_state``, drawn up front.
+
+        Give one to each unit of work (split, repeat, method) before any
+        parallel dispatch, so results do not depend on ``n_jobs``.
+        """
+        import numpy as np
+
+        rng = np.random.default_rng(self.random_state)
+        return [int(s) for s in rng.integers(0, 2**31 - 1, size=n)]
 
     def wants(self, dataset: str) -> bool:
         """Whether ``dataset`` is selected by ``--datasets``."""
         return self.datasets is None or dataset.lower() in {d.lower() for d in self.datasets}
 
     def cached(self, key: dict[str, Any], compute: Callable[[], Any]) -> Any:
-        """Return ``compute()``, cached on disk under ``key`` so interrupted runs resume."""
-        blob = json.dumps(key, sort_keys=True, default=str).encode()
+        """Return ``compute()``, cached on disk under ``key`` so interrupted runs resume.
+
+        The key is combined with ``quick`` and ``random_state``, so a quick run
+        never reuses the cells of a full run. Delete ``out / "cache"`` to start over.
+        """
+        full_key = {"key": key, "quick": self.quick, "random_state": self.random_state}
+        blob = json.dumps(full_key, sort_keys=True, default=str).encode()
         path = self.out / "cache" / f"{hashlib.sha256(blob).hexdigest()[:24]}.joblib"
         if path.exists():
             return joblib.load(path)
@@ -77,10 +109,18 @@ class SuiteContext:
 
     def progress(self, items: Iterable[Any], description: str = "") -> Iterator[Any]:
         """Iterate with a progress bar on a terminal (silent otherwise)."""
+        from rich.console import Console
         from rich.progress import track
 
         items = list(items)
-        yield from track(items, description=description or "working", transient=True)
+        console = Console(stderr=True)
+        yield from track(
+            items,
+            description=description or "working",
+            transient=True,
+            console=console,
+            disable=not console.is_terminal,
+        )
 
 
 def register_suite(
@@ -132,25 +172,41 @@ def _environment() -> dict[str, Any]:
     }
 
 
-def _report(suite: Suite, records: list[dict[str, Any]], seconds: float) -> str:
-    import pandas as pd
+def _to_jsonable(value: Any, where: str) -> Any:
+    import numpy as np
 
-    lines = [f"# {suite.name}", "", suite.description, "", f"Paper: {suite.paper}", ""]
-    if records:
-        frame = pd.DataFrame(records)
-        lines.append(frame.to_markdown(index=False) if _has_tabulate() else frame.to_string())
-    else:
-        lines.append("No results (nothing selected or nothing available).")
-    lines += ["", f"Wall time: {seconds:.1f} s."]
-    return "\n".join(lines) + "\n"
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)) and all(
+        v is None or isinstance(v, (str, bool, int, float, np.generic)) for v in value
+    ):
+        return [_to_jsonable(v, where) for v in value]
+    raise TypeError(
+        f"{where} holds a {type(value).__name__}; records must be flat dicts of numbers, "
+        "strings, booleans, None or lists of those."
+    )
 
 
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def _check_records(name: str, records: Any) -> list[dict[str, Any]]:
+    if not isinstance(records, list):
+        raise TypeError(f"Suite {name!r} returned {type(records).__name__}, not a list of dicts.")
+    clean = []
+    for i, record in enumerate(records):
+        if not isinstance(record, dict):
+            raise TypeError(
+                f"Suite {name!r}: record {i} is a {type(record).__name__}, not a dict."
+            )
+        clean.append(
+            {
+                str(k): _to_jsonable(v, f"suite {name!r}, record {i}, key {k!r}")
+                for k, v in record.items()
+            }
+        )
+    return clean
 
 
 def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
@@ -166,30 +222,95 @@ def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
     Returns
     -------
     results : dict
-        What ``results.json`` holds: suite, settings, environment, records, time.
+        What ``results.json`` holds: suite, paper, settings, environment,
+        records, notes and wall time.
     """
+    from localselect.bench._report import render_report
+
     suites = available_suites()
     if name not in suites:
         raise ValueError(f"Unknown benchmark suite {name!r}; choose from {sorted(suites)}.")
     suite = suites[name]
     ctx.out.mkdir(parents=True, exist_ok=True)
-    logger.info("running suite %s (quick=%s)", name, ctx.quick)
+    logger.info("running suite %s (quick=%s) into %s", name, ctx.quick, ctx.out)
     start = time.perf_counter()
-    records = suite.func(ctx)
+    records = _check_records(name, suite.func(ctx))
     seconds = time.perf_counter() - start
+    settings = {
+        "quick": ctx.quick,
+        "n_jobs": ctx.n_jobs,
+        "datasets": ctx.datasets,
+        "random_state": ctx.random_state,
+    }
     results = {
         "suite": name,
         "paper": suite.paper,
-        "settings": {
-            "quick": ctx.quick,
-            "n_jobs": ctx.n_jobs,
-            "datasets": ctx.datasets,
-            "random_state": ctx.random_state,
-        },
+        "description": suite.description,
+        "settings": settings,
         "environment": _environment(),
         "seconds": seconds,
+        "notes": list(ctx.notes),
         "records": records,
     }
-    (ctx.out / "results.json").write_text(json.dumps(results, indent=2, default=float))
-    (ctx.out / "report.md").write_text(_report(suite, records, seconds))
+    (ctx.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    report = render_report(
+        name=name,
+        description=suite.description,
+        paper=suite.paper,
+        records=records,
+        seconds=seconds,
+        settings=settings,
+        notes=ctx.notes,
+    )
+    (ctx.out / "report.md").write_text(report)
+    return results
+
+
+def run_all(ctx: SuiteContext, names: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Run several suites (default: all), each into ``ctx.out / name``.
+
+    Parameters
+    ----------
+    ctx : SuiteContext
+        Shared settings; each suite gets a copy with its own output folder.
+    names : iterable of str, default=None
+        Suites to run; ``None`` runs every registered suite.
+
+    Returns
+    -------
+    results : dict
+        Suite name to the dict :func:`run_suite` returned.
+    """
+    import dataclasses
+
+    names = list(available_suites()) if names is None else list(names)
+    out = {}
+    for name in names:
+        sub = dataclasses.replace(ctx, out=ctx.out / name, notes=[])
+        out[name] = run_suite(name, sub)
+    return out
+
+
+def collect_results(folder: str | Path) -> list[dict[str, Any]]:
+    """Every ``results.json`` below ``folder`` (for example ``docs/results/*/``).
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``folder`` does not exist or holds no results.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"results folder {str(folder)!r} does not exist")
+    paths = sorted(folder.rglob("results.json"))
+    if not paths:
+        raise FileNotFoundError(
+            f"no results.json below {str(folder)!r}; run `localselect bench SUITE --out DIR` first"
+        )
+    results = []
+    for path in paths:
+        data = json.loads(path.read_text())
+        if not isinstance(data, dict) or "records" not in data:
+            raise ValueError(f"{path} is not a localselect results.json (no 'records').")
+        results.append(data)
     return results

@@ -1,0 +1,101 @@
+"""Selection frequency of each feature across regions (LFS paper, Figs. 5 and 9)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from localselect.plotting._axes import feature_names_for, local_masks, new_axes
+
+__all__ = ["plot_selection_frequency"]
+
+
+def _frequencies(source: Any) -> tuple[np.ndarray, str]:
+    if hasattr(source, "local_support_") or hasattr(source, "get_local_support"):
+        return local_masks(source).mean(axis=0), "fraction of regions selecting the feature"
+    if hasattr(source, "feature_importances_"):
+        return np.asarray(source.feature_importances_, dtype=float), "feature importance"
+    arr = np.asarray(source)
+    if arr.ndim == 2:
+        return arr.astype(bool).mean(axis=0), "fraction of regions selecting the feature"
+    if arr.ndim == 1:
+        return arr.astype(float), "value"
+    raise ValueError(
+        "Expected a local selector (local_support_), an estimator with "
+        f"feature_importances_, a 2-D mask or a 1-D array; got shape {arr.shape}."
+    )
+
+
+def plot_selection_frequency(
+    source: Any,
+    *,
+    feature_names: Any = None,
+    top: int | None = None,
+    highlight: Any = None,
+    ax: Any = None,
+    title: str | None = None,
+):
+    """Bar chart of how often each feature is selected across the local regions.
+
+    The LFS paper's Figs. 5 and 9 show, per feature, how many of the N
+    regions (one per training sample) select it; here as a fraction of the
+    regions, so methods and data sets of different sizes compare.
+
+    Parameters
+    ----------
+    source : estimator or array-like
+        A fitted local selector (``local_support_`` or ``get_local_support()``),
+        a fitted estimator with ``feature_importances_`` (plotted as they are),
+        a boolean mask of shape (n_regions, n_features), or per-feature values.
+    feature_names : sequence of str, default=None
+        Bar labels; default ``feature_names_in_`` or ``x1 .. xM``.
+    top : int, default=None
+        Show only the ``top`` largest, sorted (stable: ties keep feature order).
+        ``None`` shows every feature in its original order, as the paper does.
+    highlight : array-like of bool or int, default=None
+        Features to colour differently (for example the truly relevant ones).
+    ax : matplotlib Axes, default=None
+        Axes to draw into; a new figure otherwise.
+    title : str, default=None
+        Axes title.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from localselect.plotting import plot_selection_frequency
+    >>> masks = np.array([[1, 0, 1], [1, 1, 0]], dtype=bool)
+    >>> fig = plot_selection_frequency(masks)
+    >>> [float(p.get_height()) for p in fig.axes[0].patches]
+    [1.0, 0.5, 0.5]
+    """
+    values, ylabel = _frequencies(source)
+    names = feature_names_for(source, values.size, feature_names)
+    order = np.arange(values.size)
+    if top is not None:
+        order = np.argsort(-values, kind="stable")[: max(int(top), 1)]
+    marked = np.zeros(values.size, dtype=bool)
+    if highlight is not None:
+        hl = np.asarray(highlight)
+        marked[hl if hl.dtype != bool else np.flatnonzero(hl)] = True
+    fig, ax = new_axes(ax, figsize=(max(4.0, 0.25 * order.size + 2), 3.6))
+    colors = np.where(marked[order], "tab:red", "tab:blue")
+    ax.bar(np.arange(order.size), values[order], color=list(colors))
+    if order.size <= 60:
+        ax.set_xticks(np.arange(order.size), [names[j] for j in order], rotation=90)
+    ax.set_xlabel("feature")
+    ax.set_ylabel(ylabel)
+    if highlight is not None:
+        from matplotlib.patches import Patch
+
+        ax.legend(
+            handles=[Patch(color="tab:red", label="highlighted"), Patch(color="tab:blue")],
+            labels=["highlighted", "other"],
+            loc="best",
+        )
+    ax.set_title(title or "Selection frequency per feature")
+    return fig
