@@ -1,0 +1,393 @@
+"""LocalFeatureSelection: the LFS classifier of Armanfard, Reilly and Komeili (2016)."""
+
+from __future__ import annotations
+
+import logging
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from localselect._compat import Interval, StrOptions, fit_context
+from localselect.base import LocalSelectorMixin
+from localselect.lfs._select import select_block
+from localselect.lfs._weights import lfs_weights, subspace_sq_distances
+
+__all__ = ["LocalFeatureSelection"]
+
+logger = logging.getLogger(__name__)
+
+#: Query rows per block in predict (bounds memory at block x n_train floats).
+_QUERY_BLOCK = 1024
+
+
+class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
+    """Localized feature selection (LFS) and its region-voting classifier.
+
+    Every training sample is the representative of a region with its own
+    feature subset, chosen by a linear program that pulls same-class
+    neighbours close and pushes other-class neighbours away in that subspace;
+    a query is classified by the regions whose spheres hold it.
+
+    Read more in the :ref:`User Guide <lfs>` (``docs/lfs.md``).
+
+    Parameters
+    ----------
+    alpha : int, default=19
+        Maximum number of features per region (``1^T f <= alpha`` in eq. (9)).
+        Values above ``n_features`` act as ``n_features``.
+    gamma : float, default=0.2
+        Impurity level in [0, 1] that sets each region's radius (sec. 3.2).
+    tau : int, default=2
+        Number of iterations of Algorithm 1 (weights re-estimated from the
+        previous subsets, eq. (10)).
+    sigma : float, default=1.0
+        Width of the neighbour weights ``exp(-(d - d_min)^2 / sigma)`` of
+        eq. (10) (the authors' code; the paper has ``sigma = 1``).
+    n_beta : int, default=20
+        Number of points ``beta = 1/n_beta, 2/n_beta, ..., 1`` on the Pareto
+        front, ``epsilon = beta * eps_max`` in eq. (9).
+    rounding : {"exact", "random"}, default="exact"
+        How an LP vertex becomes a 0/1 subset. ``"exact"`` enumerates every
+        rounding outcome of positive probability (at most four, since a vertex
+        has at most two fractional entries) and keeps the best feasible one:
+        the limit of infinitely many draws. ``"random"`` draws ``n_rounding``
+        Bernoulli vectors as the paper does.
+    n_rounding : int, default=2000
+        Number of Bernoulli draws per LP when ``rounding="random"``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the random rounding (one seed per representative and iteration,
+        drawn up front, so results do not depend on ``n_jobs``). Unused with
+        ``rounding="exact"``, which is deterministic.
+    n_jobs : int or None, default=None
+        Parallel jobs over blocks of representatives (and of subspaces for the
+        weights). ``None`` means 1 unless in a joblib context.
+    verbose : int, default=0
+        Logging to ``logging.getLogger("localselect.lfs._estimator")``: 1 logs
+        iterations at INFO, 2 adds per-iteration statistics at DEBUG.
+
+    Attributes
+    ----------
+    local_support_ : ndarray of shape (n_samples_fit, n_features_in_), dtype=bool
+        Feature subset of each training sample's region (``f^{*(i)}``).
+    radii_ : ndarray of shape (n_samples_fit,)
+        Radius of each region in its subspace (0 for an empty subset).
+    betas_ : ndarray of shape (n_samples_fit,)
+        Chosen ``beta`` of each region (NaN when no beta was feasible).
+    local_scores_ : ndarray of shape (n_samples_fit,)
+        Leave-one-out score ``DR / N_same - FAR / N_other`` of each chosen
+        subset (``-inf`` for an empty subset).
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Fraction of regions that select each feature (the histograms of the
+        paper's Fig. 5 and 9).
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    n_iter_ : int
+        Iterations of Algorithm 1 run: ``tau``, or fewer when the subsets
+        stopped changing (with exact rounding the next iteration would repeat).
+    X_fit_ : ndarray of shape (n_samples_fit, n_features_in_)
+        Training data, kept for prediction.
+    y_fit_ : ndarray of shape (n_samples_fit,)
+        Training labels as indices into ``classes_``.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, when ``X`` has string column
+        names.
+
+    See Also
+    --------
+    localselect.lfs.solve_lfs_lp : The exact solver of LP (9).
+    localselect.FisherScore : A global filter, the FDA baseline of Table 1.
+
+    Notes
+    -----
+    **Algorithm** (Algorithm 1). For ``tau`` iterations and each representative
+    ``x_i``: weights from the previous subsets (eq. (10)), the weighted
+    within- and between-class squared distances ``a``, ``b`` (eq. (5)),
+    ``eps_max`` from LP (8), and for each beta LP (9), rounding, and a
+    leave-one-out score inside the region's sphere; the best beta wins (ties
+    to the smallest). Several classes: "same class versus the rest" per
+    representative. Prediction (eq. (11)): region ``i`` votes for its class
+    when the query lies in its sphere and the query's nearest training points
+    in subspace ``f_i`` are mostly of class ``y_i``; ``S_c`` is the number of
+    votes over the number of class-``c`` regions with a non-empty subset.
+    When no region votes (the query lies in no sphere, or no sphere's
+    neighbours agree, as in the authors' code) the spheres are ignored and
+    every region votes by nearest neighbours alone. ``predict_proba`` returns
+    ``S_c`` normalised to sum 1 (uniform when every ``S_c`` is 0); ``predict``
+    takes the largest ``S_c``, ties to the first class in ``classes_`` (the
+    authors' code predicts class 0).
+
+    **Local support of new points.** ``get_local_support(X)`` gives a query
+    the union of the subsets of all regions whose sphere holds it; a query in
+    no sphere gets the subset of the region it is relatively closest to
+    (smallest distance over radius).
+
+    **Exactness and deviations.** LP (9) is solved exactly
+    (:func:`~localselect.lfs.solve_lfs_lp`, an optimal vertex) instead of by a
+    generic solver, whose interior-point answers may be non-vertex points of
+    an optimal face with many fractional entries; with ``rounding="exact"``
+    the rounding is the limit of infinitely many draws. Ties in LP (9) go to
+    the lower feature index; nearest-neighbour ties count every tied point.
+    Inputs are used as given: the paper z-scores them first (use a
+    ``StandardScaler``), and ``sigma`` is scale dependent.
+
+    **Complexity.** Per iteration: weights O(U N^2 k) for U distinct subsets
+    of up to ``k = alpha`` features (O(N^3) in the worst case); per
+    representative O(N M) for ``a`` and ``b``, O(M) per LP search step, and
+    O(n_in N k) for the leave-one-out score. Memory O(N^2 + N M).
+    Prediction O(U n_query N k).
+
+    References
+    ----------
+    .. [1] N. Armanfard, J. P. Reilly and M. Komeili, "Local feature selection
+       for data classification", IEEE Trans. Pattern Analysis and Machine
+       Intelligence, 38(6), 1217-1227, 2016.
+
+    Examples
+    --------
+    >>> from localselect.datasets import make_lfs_synthetic
+    >>> from localselect.lfs import LocalFeatureSelection
+    >>> X, y, relevant = make_lfs_synthetic(60, n_irrelevant=10, random_state=0)
+    >>> lfs = LocalFeatureSelection(alpha=2).fit(X[:40], y[:40])
+    >>> lfs.local_support_.shape
+    (40, 12)
+    >>> bool(lfs.feature_importances_[:2].min() > lfs.feature_importances_[2:].max())
+    True
+    >>> float(lfs.score(X[40:], y[40:])) > 0.8
+    True
+    """
+
+    _parameter_constraints = {
+        "alpha": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, 1, closed="both")],
+        "tau": [Interval(Integral, 1, None, closed="left")],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "n_beta": [Interval(Integral, 1, None, closed="left")],
+        "rounding": [StrOptions({"exact", "random"})],
+        "n_rounding": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        alpha=19,
+        *,
+        gamma=0.2,
+        tau=2,
+        sigma=1.0,
+        n_beta=20,
+        rounding="exact",
+        n_rounding=2000,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.alpha = alpha
+        self.gamma = gamma
+        self.tau = tau
+        self.sigma = sigma
+        self.n_beta = n_beta
+        self.rounding = rounding
+        self.n_rounding = n_rounding
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Select a feature subset for every training sample (Algorithm 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (finite; z-score it as the paper does).
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes of at least two samples each.
+
+        Returns
+        -------
+        self : LocalFeatureSelection
+            The fitted estimator.
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(
+                f"LocalFeatureSelection needs at least 2 classes in y; got 1 class "
+                f"({self.classes_[0]!r}). Pass labels of two or more classes."
+            )
+        counts = np.bincount(y_enc)
+        if counts.min() < 2:
+            small = self.classes_[counts < 2].tolist()
+            raise ValueError(
+                f"Every class needs at least 2 samples (a representative's leave-one-out "
+                f"needs a same-class neighbour); classes {small} have 1. Add samples or "
+                "drop these classes."
+            )
+        if self.verbose:
+            logger.setLevel(logging.DEBUG if self.verbose > 1 else logging.INFO)
+        n, m = X.shape
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(0, 2**31 - 1, size=(self.tau, n)).astype(np.int64)
+        same = y_enc[:, None] == y_enc[None, :]
+        support = np.zeros((n, m), dtype=bool)
+        params = {
+            "alpha": int(self.alpha),
+            "gamma": float(self.gamma),
+            "n_beta": int(self.n_beta),
+            "rounding": self.rounding,
+            "n_rounding": int(self.n_rounding),
+        }
+        n_blocks = 1 if self.n_jobs in (None, 1) else min(n, 4 * abs(int(self.n_jobs)))
+        blocks = [blk for blk in np.array_split(np.arange(n), n_blocks) if blk.size]
+        self.n_iter_ = 0
+        for it in range(self.tau):
+            W = lfs_weights(X, same, support, sigma=float(self.sigma), n_jobs=self.n_jobs)
+            parallel = Parallel(n_jobs=self.n_jobs if n_blocks > 1 else None)
+            parts = parallel(
+                delayed(select_block)(X, blk, same, W, seeds[it], **params) for blk in blocks
+            )
+            results = [r for part in parts for r in part]
+            new_support = np.zeros((n, m), dtype=bool)
+            for i, res in enumerate(results):
+                new_support[i, res.features] = True
+            self.n_iter_ = it + 1
+            changed = not np.array_equal(new_support, support)
+            support = new_support
+            logger.info(
+                "LFS iteration %d/%d: mean subset size %.2f, %d empty subsets",
+                it + 1,
+                self.tau,
+                support.sum(axis=1).mean(),
+                int((~support.any(axis=1)).sum()),
+            )
+            logger.debug(
+                "LFS iteration %d: %d LP search steps", it + 1, sum(r.n_lp_iter for r in results)
+            )
+            if not changed and self.rounding == "exact":
+                break
+        self.local_support_ = support
+        self.radii_ = np.array([r.radius for r in results])
+        self.betas_ = np.array([r.beta for r in results])
+        self.local_scores_ = np.array([r.score for r in results])
+        self.feature_importances_ = support.mean(axis=0)
+        self.X_fit_ = X
+        self.y_fit_ = y_enc
+        return self
+
+    # ------------------------------------------------------------------ #
+    # Prediction
+    # ------------------------------------------------------------------ #
+
+    def _groups(self):
+        """Regions with a non-empty subset, grouped by identical subsets."""
+        active = np.flatnonzero(self.local_support_.any(axis=1))
+        if active.size == 0:
+            return []
+        uniq, inverse = np.unique(self.local_support_[active], axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        return [(np.flatnonzero(row), active[inverse == g]) for g, row in enumerate(uniq)]
+
+    def _similarities(self, X):
+        """``S_c`` of eq. (11) for validated ``X``: shape (n_queries, n_classes)."""
+        n_classes = self.classes_.size
+        onehot = np.eye(n_classes, dtype=np.int64)[self.y_fit_]
+        eta = np.bincount(
+            self.y_fit_[self.local_support_.any(axis=1)], minlength=n_classes
+        ).astype(np.float64)
+        eta[eta == 0] = np.inf  # a class without active regions gets similarity 0
+        S = np.empty((X.shape[0], n_classes))
+        groups = self._groups()
+        for start in range(0, X.shape[0], _QUERY_BLOCK):
+            Q = X[start : start + _QUERY_BLOCK]
+            sphere = np.zeros((Q.shape[0], n_classes))
+            nearest = np.zeros((Q.shape[0], n_classes))
+            for feats, reps in groups:
+                sq = subspace_sq_distances(Q[:, feats], self.X_fit_[:, feats])
+                tied = sq <= sq.min(axis=1, keepdims=True)
+                per_class = tied.astype(np.int64) @ onehot  # tied neighbours per class
+                wins = per_class > tied.sum(axis=1, keepdims=True) - per_class
+                for c in range(n_classes):
+                    reps_c = reps[self.y_fit_[reps] == c]
+                    if reps_c.size == 0:
+                        continue
+                    inside = np.sqrt(sq[:, reps_c]) <= self.radii_[reps_c]
+                    sphere[:, c] += wins[:, c] * inside.sum(axis=1)
+                    nearest[:, c] += wins[:, c] * reps_c.size
+            none = ~sphere.any(axis=1)
+            sphere[none] = nearest[none]
+            S[start : start + Q.shape[0]] = sphere / eta
+        return S
+
+    def predict_proba(self, X):
+        """Class similarities ``S_c`` of eq. (11), normalised to sum 1.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            Query samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_queries, n_classes)
+            ``S_c / sum_c S_c`` in the order of ``classes_``; uniform when
+            every ``S_c`` is 0.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        S = self._similarities(X)
+        total = S.sum(axis=1, keepdims=True)
+        uniform = np.full_like(S, 1.0 / S.shape[1])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, S / total, uniform)
+
+    def predict(self, X):
+        """Class of largest similarity ``S_c`` (ties to the first in ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            Query samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,)
+            Predicted labels.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.classes_[np.argmax(self._similarities(X), axis=1)]
+
+    def _local_support_mask(self, X):
+        check_is_fitted(self)
+        n_q = X.shape[0]
+        mask = np.zeros((n_q, self.n_features_in_), dtype=bool)
+        groups = self._groups()
+        if not groups:
+            return mask
+        # Distance of each query to each region's centre, over radius.
+        ratio = np.full((n_q, self.X_fit_.shape[0]), np.inf)
+        for feats, reps in groups:
+            sq = subspace_sq_distances(X[:, feats], self.X_fit_[reps][:, feats])
+            ratio[:, reps] = np.sqrt(sq) / self.radii_[reps]
+        inside = ratio <= 1.0
+        mask = (inside.astype(np.int64) @ self.local_support_.astype(np.int64)) > 0
+        outside = ~inside.any(axis=1)
+        if outside.any():
+            closest = np.argmin(ratio[outside], axis=1)
+            mask[outside] = self.local_support_[closest]
+        return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

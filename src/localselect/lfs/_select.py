@@ -1,0 +1,98 @@
+"""Feature selection for one representative point: lines 5-11 of Algorithm 1."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from localselect.lfs._lp import prepare_lfs_lp, round_solution, solve_prepared
+from localselect.lfs._regions import local_score
+from localselect.lfs._weights import class_distances
+
+__all__ = ["RepresentativeResult", "select_block", "select_representative"]
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+IntArray = NDArray[np.intp]
+
+
+class RepresentativeResult(NamedTuple):
+    """The subset chosen for one representative.
+
+    ``features`` is empty (and ``beta`` NaN) when no beta gave a feasible
+    rounding; such a representative does not vote.
+    """
+
+    features: IntArray
+    radius: float
+    beta: float
+    score: float
+    n_lp_iter: int
+
+
+def select_representative(
+    X: FloatArray,
+    i: int,
+    same_row: BoolArray,
+    w_row: FloatArray,
+    *,
+    alpha: int,
+    gamma: float,
+    n_beta: int,
+    rounding: str,
+    n_rounding: int,
+    seed: int,
+) -> RepresentativeResult:
+    """Solve LP (9) for each beta, round, and keep the best-scoring subset.
+
+    For ``beta_n = n / n_beta`` (n = 1..n_beta), ``epsilon = beta_n * eps_max``
+    (LP (8)); the LP vertex is rounded (exactly, or with ``n_rounding`` draws
+    from ``np.random.default_rng(seed)``); the candidate subsets are scored by
+    :func:`~localselect.lfs._regions.local_score` and the best wins, ties to
+    the smallest beta.
+    """
+    a, b = class_distances(X, i, same_row, w_row)
+    prog = prepare_lfs_lp(a, b, alpha)
+    rng = np.random.default_rng(seed) if rounding == "random" else None
+    scored: dict[bytes, tuple[float, float]] = {}
+    best: tuple[float, int, IntArray, float] | None = None
+    n_lp_iter = 0
+    lower = None
+    for n in range(1, n_beta + 1):
+        beta = n / n_beta
+        eps = beta * prog.eps_max
+        sol = solve_prepared(prog, eps, lower=lower)
+        n_lp_iter += sol.n_iter
+        draws = None
+        if rng is not None:
+            n_frac = int(np.count_nonzero((sol.x > 0) & (sol.x < 1)))
+            draws = rng.random((n_rounding, n_frac))
+        feats = round_solution(sol.x, a, b, alpha=prog.alpha, epsilon=eps, draws=draws)
+        if feats is None:
+            continue
+        key = feats.tobytes()
+        if key not in scored:
+            scored[key] = local_score(X, i, feats, same_row, gamma)
+        radius, score = scored[key]
+        if best is None or score > best[0]:
+            best = (score, n, feats, radius)
+    if best is None:
+        return RepresentativeResult(np.empty(0, dtype=np.intp), 0.0, np.nan, -np.inf, n_lp_iter)
+    score, n, feats, radius = best
+    return RepresentativeResult(feats, radius, n / n_beta, score, n_lp_iter)
+
+
+def select_block(
+    X: FloatArray,
+    reps: IntArray,
+    same: BoolArray,
+    W: FloatArray,
+    seeds: NDArray[np.int64],
+    **params,
+) -> list[RepresentativeResult]:
+    """:func:`select_representative` for a block of representatives (one joblib task)."""
+    return [
+        select_representative(X, int(i), same[i], W[i], seed=int(seeds[i]), **params) for i in reps
+    ]

@@ -1,0 +1,144 @@
+"""Neighbour weights of eq. (10) and the distance vectors a, b of eq. (5)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.utils.parallel import Parallel, delayed
+
+__all__ = ["class_distances", "lfs_weights", "subspace_sq_distances"]
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+#: Elements of one (rows x N x features) block of pairwise differences.
+_BLOCK = 2_000_000
+
+
+def subspace_sq_distances(A: FloatArray, B: FloatArray) -> FloatArray:
+    """Squared Euclidean distances between the rows of ``A`` and ``B``, by differences.
+
+    Computed as sums of squared coordinate differences (not the Gram
+    expansion), in row blocks, so equal pairs of points give exactly equal
+    distances: nearest-neighbour ties on discrete data stay ties.
+    """
+    out = np.empty((A.shape[0], B.shape[0]))
+    step = max(1, _BLOCK // max(1, B.shape[0] * max(1, A.shape[1])))
+    for start in range(0, A.shape[0], step):
+        block = A[start : start + step, None, :] - B[None, :, :]
+        out[start : start + step] = np.einsum("ijk,ijk->ij", block, block)
+    return out
+
+
+def _partial_weights(
+    X: FloatArray,
+    same: BoolArray,
+    subsets: list[NDArray[np.intp]],
+    counts: list[int],
+    sigma: float,
+) -> FloatArray:
+    """Sum over the given subspaces of ``count * exp(-(d - d_min)^2 / sigma)``."""
+    n = X.shape[0]
+    total = np.zeros((n, n))
+    eye = np.eye(n, dtype=bool)
+    for feats, count in zip(subsets, counts):
+        if feats.size == 0:
+            total += count  # every distance is 0: weight exp(0) = 1
+            continue
+        Z = X[:, feats]
+        sq = Z @ Z.T
+        norms = np.diag(sq).copy()
+        d = np.sqrt(np.maximum(norms[:, None] + norms[None, :] - 2.0 * sq, 0.0))
+        d[eye] = 0.0
+        # Minimum over the representative's own class (itself excluded) and over the rest.
+        d_same = np.where(same & ~eye, d, np.inf).min(axis=1, keepdims=True)
+        d_opp = np.where(~same, d, np.inf).min(axis=1, keepdims=True)
+        dmin = np.where(same, d_same, d_opp)
+        with np.errstate(invalid="ignore"):
+            e = np.exp(-((d - dmin) ** 2) / sigma)
+        total += count * np.nan_to_num(e, nan=0.0)
+    return total
+
+
+def lfs_weights(
+    X: FloatArray,
+    same: BoolArray,
+    support: BoolArray,
+    *,
+    sigma: float,
+    n_jobs: int | None = None,
+) -> FloatArray:
+    """Weights ``w_j^(i)`` of eq. (10) from the previous iteration's subsets.
+
+    For representative ``i`` and every training subspace ``f_p``,
+    ``d_p(j) = ||f_p * (x_i - x_j)||``; the weight of ``j`` is the average over
+    ``p`` of ``exp(-(d_p(j) - min_v d_p(v))^2 / sigma)``, the minimum taken over
+    ``j``'s side (``i``'s class without ``i``, or the other classes). Weights are
+    then normalised to sum to 1 on each side.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Training data.
+    same : ndarray of shape (n_samples, n_samples), dtype=bool
+        ``same[i, j]``: ``j`` has ``i``'s class.
+    support : ndarray of shape (n_samples, n_features), dtype=bool
+        Previous subsets ``f_p`` (all False in the first iteration: uniform weights).
+    sigma : float
+        Width of the exponential (``sigma`` of the authors' code; 1 in eq. (10)).
+    n_jobs : int or None
+        Parallel jobs over blocks of distinct subspaces.
+
+    Returns
+    -------
+    W : ndarray of shape (n_samples, n_samples)
+        ``W[i, j]``; ``W[i, i] = 0``; each row sums to 1 over ``same[i] & (j != i)``
+        and to 1 over ``~same[i]``.
+
+    Notes
+    -----
+    Distinct subspaces are computed once and weighted by their multiplicity.
+    Time O(U N^2 k) for U distinct subspaces of up to k features (Gram
+    products), memory O(N^2) per job.
+    """
+    n = X.shape[0]
+    uniq, inverse = np.unique(support, axis=0, return_inverse=True)
+    counts = np.bincount(inverse.ravel(), minlength=uniq.shape[0])
+    subsets = [np.flatnonzero(row) for row in uniq]
+    n_blocks = 1 if n_jobs in (None, 1) else max(1, min(len(subsets), 4 * abs(int(n_jobs))))
+    chunks = np.array_split(np.arange(len(subsets)), n_blocks)
+    parts = Parallel(n_jobs=n_jobs if n_blocks > 1 else None)(
+        delayed(_partial_weights)(
+            X, same, [subsets[k] for k in ch], [int(counts[k]) for k in ch], sigma
+        )
+        for ch in chunks
+        if ch.size
+    )
+    W = np.sum(parts, axis=0) / n
+    W[np.eye(n, dtype=bool)] = 0.0
+    for side in (same, ~same):
+        Ws = np.where(side, W, 0.0)
+        sums = Ws.sum(axis=1, keepdims=True)
+        sums[sums == 0] = 1.0
+        W = np.where(side, Ws / sums, W)
+    return W
+
+
+def class_distances(
+    X: FloatArray, i: int, same_row: BoolArray, w_row: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """The vectors ``a`` and ``b`` of eq. (5) for representative ``i``.
+
+    ``a = sum_{j same, j != i} w_j (x_i - x_j)^2 / (N_same - 1)`` and
+    ``b = sum_{j other} w_j (x_i - x_j)^2 / N_other`` (elementwise squares;
+    the normalisations of the authors' code).
+    """
+    diff2 = (X - X[i]) ** 2
+    n_same = int(same_row.sum())
+    n_opp = same_row.size - n_same
+    same_idx = np.flatnonzero(same_row)
+    same_idx = same_idx[same_idx != i]
+    opp_idx = np.flatnonzero(~same_row)
+    a = w_row[same_idx] @ diff2[same_idx] / (n_same - 1)
+    b = w_row[opp_idx] @ diff2[opp_idx] / n_opp
+    return a, b
