@@ -55,14 +55,23 @@ def test_datasets_show_loads_the_data(capsys, data_home):
     assert "435 x 16" in out and "democrat" in out
 
 
-def test_demo_runs_every_estimator(capsys):
+def test_demo_runs_every_estimator_and_writes_a_report(capsys, tmp_path):
+    import pandas as pd
+
     from localselect.utils import all_estimators
 
-    assert main(["demo", "--quick"]) == 0
+    code = main(["demo", "--quick", "--report", str(tmp_path)])
     out = capsys.readouterr().out
+    results = pd.read_csv(tmp_path / "results.csv", keep_default_na=False)
+    failed = results[results["error"] != ""]
+    assert code == 0, f"demo rows failed: {failed[['method', 'error']].to_dict('records')}"
     for name, _ in all_estimators():
         assert name in out
+        assert (results["method"] == name).sum() == 2  # one row per problem
     assert "breast_cancer" in out and "lfs_synthetic" in out
+    page = (tmp_path / "report.html").read_text()
+    assert "<table" in page and "FisherScore on lfs_synthetic" in page
+    assert "data:image/png;base64," in page
 
 
 def test_python_dash_m_entry_point():

@@ -5,13 +5,18 @@ split) and the LFS paper's synthetic design (two relevant features among
 irrelevant noise, so recovery of the true features can be scored). Global
 selectors are scored as ``StandardScaler -> selector -> 5-NN``; classifiers
 are scored directly. The table grows as methods land: the list comes from
-:func:`localselect.utils.all_estimators`.
+:func:`localselect.utils.all_estimators`. A method that fails gets a row
+saying why (the others still run) and the exit code is 1. ``--report DIR``
+writes ``report.html`` (the table and, per selector, its selection frequency,
+recovery of the known relevant features and weight matrix) and ``results.csv``.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from rich.console import Console
@@ -26,6 +31,8 @@ from sklearn.preprocessing import StandardScaler
 from localselect.base import LocalSelectorMixin
 from localselect.datasets import make_lfs_synthetic
 from localselect.utils import all_estimators
+
+logger = logging.getLogger(__name__)
 
 #: Constructor arguments that keep the demo short (seconds per method).
 DEMO_PARAMS: dict[str, dict] = {
@@ -84,8 +91,65 @@ def _selected_summary(step, names: list[str]) -> tuple[str, np.ndarray | None]:
     return "-", None
 
 
-def run_demo(console: Console, *, random_state: int = 0, quick: bool = False) -> int:
-    """Fit every estimator on the demo problems and print a comparison table."""
+@dataclass
+class DemoRow:
+    problem: str
+    method: str
+    accuracy: float | None
+    seconds: float | None
+    selected: str
+    recovery: str
+    error: str | None = None
+    fitted: object = None  # the fitted selector/classifier step, for figures
+
+
+def _run_one(problem: DemoProblem, name: str, est, random_state: int) -> DemoRow:
+    if "random_state" in est.get_params():
+        est.set_params(random_state=random_state)
+    model = _as_model(clone(est))
+    start = time.perf_counter()
+    try:
+        model.fit(problem.X_train, problem.y_train)
+        elapsed = time.perf_counter() - start
+        accuracy = model.score(problem.X_test, problem.y_test)
+        step = model.steps[1][1] if len(model.steps) > 1 else model
+        selected, support = _selected_summary(step, problem.feature_names)
+    except Exception as exc:  # one broken method must not hide the others
+        logger.debug("demo: %s failed on %s", name, problem.name, exc_info=True)
+        message = " ".join(str(exc).split())[:120] or type(exc).__name__
+        return DemoRow(problem.name, name, None, None, "-", "-", error=message)
+    recovery = "-"
+    if problem.relevant is not None and support is not None:
+        hit = int((support & problem.relevant).sum())
+        recovery = f"{hit}/{int(problem.relevant.sum())} true, {int(support.sum()) - hit} noise"
+    return DemoRow(problem.name, name, accuracy, elapsed, selected, recovery, fitted=step)
+
+
+def run_demo(
+    console: Console,
+    *,
+    random_state: int = 0,
+    quick: bool = False,
+    report: str | Path | None = None,
+) -> int:
+    """Fit every estimator on the demo problems and print a comparison table.
+
+    Parameters
+    ----------
+    console : rich.console.Console
+        Where the table goes.
+    random_state : int, default=0
+        Seed of the splits and of every method.
+    quick : bool, default=False
+        Smaller synthetic data.
+    report : str or Path, default=None
+        Folder for ``report.html`` (table and figures) and ``results.csv``.
+
+    Returns
+    -------
+    code : int
+        0 when every method ran, 1 when at least one failed (its row says why).
+    """
     problems = demo_problems(random_state, quick)
     table = Table(title="localselect demo: test accuracy, fit time and selected features")
     for col in ("data", "method", "accuracy", "fit (s)", "selected features", "recovery"):
@@ -95,28 +159,105 @@ def run_demo(console: Console, *, random_state: int = 0, quick: bool = False) ->
             no_wrap=col in ("data", "method", "accuracy", "fit (s)"),
         )
     baseline = KNeighborsClassifier(n_neighbors=5)
+    rows: list[DemoRow] = []
     for problem in problems:
-        rows = [("5-NN, all features", baseline)] + [
+        candidates = [("5-NN, all features", baseline)] + [
             (name, cls(**DEMO_PARAMS.get(name, {}))) for name, cls in all_estimators()
         ]
-        for name, est in rows:
-            if "random_state" in est.get_params():
-                est.set_params(random_state=random_state)
-            model = _as_model(clone(est))
-            start = time.perf_counter()
-            model.fit(problem.X_train, problem.y_train)
-            elapsed = time.perf_counter() - start
-            accuracy = model.score(problem.X_test, problem.y_test)
-            step = model.steps[1][1] if len(model.steps) > 1 else model
-            selected, support = _selected_summary(step, problem.feature_names)
-            recovery = "-"
-            if problem.relevant is not None and support is not None:
-                hit = int((support & problem.relevant).sum())
-                recovery = (
-                    f"{hit}/{int(problem.relevant.sum())} true, {int(support.sum()) - hit} noise"
+        for name, est in candidates:
+            row = _run_one(problem, name, est, random_state)
+            rows.append(row)
+            if row.error is not None:
+                table.add_row(problem.name, name, "-", "-", f"[red]failed: {row.error}[/red]", "-")
+            else:
+                table.add_row(
+                    problem.name,
+                    name,
+                    f"{row.accuracy:.3f}",
+                    f"{row.seconds:.2f}",
+                    row.selected,
+                    row.recovery,
                 )
-            table.add_row(
-                problem.name, name, f"{accuracy:.3f}", f"{elapsed:.2f}", selected, recovery
-            )
     console.print(table)
-    return 0
+    if report is not None:
+        path = write_demo_report(Path(report), problems, rows)
+        console.print(f"report written to {path}", highlight=False, soft_wrap=True)
+    return 1 if any(r.error is not None for r in rows) else 0
+
+
+def write_demo_report(folder: Path, problems: list[DemoProblem], rows: list[DemoRow]) -> Path:
+    """Write ``report.html`` (the table and each selector's figures) and ``results.csv``."""
+    import html
+
+    import pandas as pd
+
+    from localselect import plotting
+    from localselect.cli._select import figure_to_html
+
+    folder.mkdir(parents=True, exist_ok=True)
+    frame = pd.DataFrame(
+        [
+            {
+                "data": r.problem,
+                "method": r.method,
+                "accuracy": r.accuracy,
+                "fit_seconds": r.seconds,
+                "selected": r.selected,
+                "recovery": r.recovery,
+                "error": r.error or "",
+            }
+            for r in rows
+        ]
+    )
+    frame.to_csv(folder / "results.csv", index=False)
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<title>localselect demo</title><style>body{font-family:sans-serif;max-width:1100px;"
+        "margin:2em auto}table{border-collapse:collapse}td,th{padding:2px 8px;"
+        "border-bottom:1px solid #ddd;text-align:left}img{max-width:100%}</style></head><body>",
+        "<h1>localselect demo</h1>",
+        "<p>Test accuracy after a stratified split; global selectors feed a 5-NN, "
+        "classifiers predict themselves. Recovery counts the truly relevant features "
+        "(known for the synthetic data) among those selected.</p>",
+        frame.to_html(index=False, border=0, na_rep="-", float_format=lambda v: f"{v:.3f}"),
+    ]
+    by_name = {p.name: p for p in problems}
+    for row in rows:
+        step = row.fitted
+        if row.error is not None or step is None or row.method.startswith("5-NN"):
+            continue
+        problem = by_name[row.problem]
+        figures = []
+        local = isinstance(step, LocalSelectorMixin)
+        if local or hasattr(step, "feature_importances_"):
+            highlight = problem.relevant if problem.relevant is not None else None
+            what = "selection frequency" if local else "feature importances"
+            if highlight is not None:
+                what += " (red: truly relevant)"
+            figures.append(
+                plotting.plot_selection_frequency(
+                    step,
+                    feature_names=problem.feature_names,
+                    highlight=highlight,
+                    title=f"{row.method}: {what}",
+                )
+            )
+        if problem.relevant is not None and local:
+            truth = np.broadcast_to(problem.relevant, step.get_local_support().shape)
+            figures.append(
+                plotting.plot_feature_recovery(
+                    truth, step, feature_names=problem.feature_names, n_samples=15
+                )
+            )
+        weights = getattr(step, "weights_", None)
+        if weights is not None and np.ndim(weights) == 2:
+            figures.append(
+                plotting.plot_weight_matrix(weights, feature_names=problem.feature_names, top=20)
+            )
+        if figures:
+            parts.append(f"<h2>{html.escape(row.method)} on {html.escape(row.problem)}</h2>")
+            parts += [figure_to_html(fig, row.method) for fig in figures]
+    parts.append("</body></html>")
+    path = folder / "report.html"
+    path.write_text("\n".join(parts) + "\n")
+    return path

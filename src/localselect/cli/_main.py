@@ -64,15 +64,49 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="run every estimator on embedded data and compare them")
     demo.add_argument("--random-state", type=int, default=0, help="seed for splits and methods")
     demo.add_argument("--quick", action="store_true", help="smaller data, for a fast look")
+    demo.add_argument(
+        "--report", default=None, metavar="DIR", help="write report.html and results.csv here"
+    )
     _add_verbose(demo)
-    bench = sub.add_parser("bench", help="run a benchmark suite (paper reproductions, scaling)")
-    bench.add_argument("suite", help="suite name, or `list` to show them")
+    bench = sub.add_parser(
+        "bench",
+        help="run a benchmark suite (paper reproductions, scaling)",
+        description=(
+            "Run a benchmark suite and write results.json and report.md. SUITE is a suite "
+            "name, `list` (show them), `all` (every suite, each into OUT/NAME) or "
+            "`readme-table` (regenerate the table of reproduced against published numbers "
+            "from the results.json files under --results). Interrupted runs resume from "
+            "OUT/cache when the same command is run again."
+        ),
+    )
+    bench.add_argument("suite", help="suite name, `list`, `all` or `readme-table`")
     bench.add_argument("--quick", action="store_true", help="reduced settings, minutes not hours")
-    bench.add_argument("--out", default=None, help="output folder (default: bench-results/SUITE)")
+    bench.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: bench-results/SUITE, or bench-results)",
+    )
     bench.add_argument("--n-jobs", type=int, default=None, help="parallel jobs for the suite")
     bench.add_argument("--datasets", nargs="+", default=None, help="restrict to these data sets")
     bench.add_argument("--random-state", type=int, default=0, help="seed of the whole suite")
+    bench.add_argument(
+        "--results",
+        default="docs/results",
+        help="readme-table: folder searched for results.json files (default: docs/results)",
+    )
+    bench.add_argument(
+        "--into",
+        default=None,
+        help="readme-table: markdown file whose generated-table block is replaced "
+        "(default: print the table)",
+    )
     _add_verbose(bench)
+
+    from localselect.cli._select import add_predict_parser, add_select_parser
+
+    add_verbose_to = [add_select_parser(sub), add_predict_parser(sub)]
+    for sub_parser in add_verbose_to:
+        _add_verbose(sub_parser)
     return parser
 
 
@@ -94,25 +128,43 @@ def _cmd_datasets(args: argparse.Namespace, console: Console) -> int:
     )
 
 
+def _cmd_select(args: argparse.Namespace, console: Console) -> int:
+    from localselect.cli._select import run_select
+
+    return run_select(args, console)
+
+
+def _cmd_predict(args: argparse.Namespace, console: Console) -> int:
+    from localselect.cli._select import run_predict
+
+    return run_predict(args, console)
+
+
 def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
     from localselect.cli._demo import run_demo
 
-    return run_demo(console, random_state=args.random_state, quick=args.quick)
+    return run_demo(console, random_state=args.random_state, quick=args.quick, report=args.report)
 
 
 def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
     from pathlib import Path
 
-    from localselect.bench import SuiteContext, available_suites, run_suite
+    from localselect.bench import SuiteContext, available_suites, run_all, run_suite
 
+    if args.suite == "readme-table":
+        return _cmd_readme_table(args, console)
     suites = available_suites()
     if args.suite == "list":
         for name, suite in suites.items():
             console.print(f"[bold]{name}[/bold]  {suite.description} ({suite.paper})")
         return 0
-    if args.suite not in suites:
-        raise CLIError(f"unknown suite {args.suite!r}; choose from {', '.join(suites) or 'none'}")
-    out = Path(args.out) if args.out else Path("bench-results") / args.suite
+    if args.suite != "all" and args.suite not in suites:
+        raise CLIError(
+            f"unknown suite {args.suite!r}; choose from {', '.join(suites) or 'none'}, "
+            "or `all`, `list`, `readme-table`"
+        )
+    default = Path("bench-results") if args.suite == "all" else Path("bench-results") / args.suite
+    out = Path(args.out) if args.out else default
     ctx = SuiteContext(
         quick=args.quick,
         n_jobs=args.n_jobs,
@@ -120,9 +172,42 @@ def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
         random_state=args.random_state,
         out=out,
     )
-    results = run_suite(args.suite, ctx)
-    console.print((out / "report.md").read_text())
+    try:
+        if args.suite == "all":
+            for name, results in run_all(ctx).items():
+                console.print(
+                    f"{name}: {len(results['records'])} records, {results['seconds']:.1f} s "
+                    f"-> {out / name / 'report.md'}"
+                )
+            return 0
+        results = run_suite(args.suite, ctx)
+    except KeyboardInterrupt:
+        print(
+            f"localselect: interrupted; run the same command again to resume "
+            f"(finished cells are cached in {out}/.../cache)",
+            file=sys.stderr,
+        )
+        return 130
+    console.print((out / "report.md").read_text(), markup=False)
     console.print(f"{len(results['records'])} records written to {out / 'results.json'}")
+    return 0
+
+
+def _cmd_readme_table(args: argparse.Namespace, console: Console) -> int:
+    from pathlib import Path
+
+    from localselect.bench import collect_results
+    from localselect.bench._report import readme_table, replace_marked_block
+
+    table = readme_table(collect_results(args.results))
+    if args.into is None:
+        console.print(table, markup=False, highlight=False, soft_wrap=True)
+        return 0
+    target = Path(args.into)
+    if not target.is_file():
+        raise CLIError(f"--into file {str(target)!r} does not exist")
+    target.write_text(replace_marked_block(target.read_text(), table))
+    console.print(f"table of {args.results} written into {target}")
     return 0
 
 
@@ -147,7 +232,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    handlers = {"datasets": _cmd_datasets, "demo": _cmd_demo, "bench": _cmd_bench}
+    handlers = {
+        "datasets": _cmd_datasets,
+        "demo": _cmd_demo,
+        "bench": _cmd_bench,
+        "select": _cmd_select,
+        "predict": _cmd_predict,
+    }
     try:
         return handlers[args.command](args, console)
     except KeyboardInterrupt:

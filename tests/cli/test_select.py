@@ -1,0 +1,255 @@
+"""`localselect select` / `predict` as a new user runs them: files, report, clear errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import validate_data
+
+from localselect.base import LocalSelectorMixin
+from localselect.cli import _select, main
+
+
+class TinyLocalClassifier(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
+    """Test-only local selector: feature j is selected for a sample when |x_j| > 0.5."""
+
+    def __init__(self, threshold=0.5):
+        self.threshold = threshold
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.centroids_ = np.stack([X[codes == k].mean(axis=0) for k in range(len(self.classes_))])
+        self.local_support_ = self._local_support_mask(X)
+        self.feature_importances_ = self.local_support_.mean(axis=0)
+        self.weights_ = np.abs(np.cov(X.T))
+        return self
+
+    def _local_support_mask(self, X):
+        return np.abs(X) > self.threshold
+
+    def predict(self, X):
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        dist = ((X[:, None, :] - self.centroids_[None]) ** 2).sum(axis=2)
+        return self.classes_[dist.argmin(axis=1)]
+
+
+class TinyTableSelector(SelectorMixin, BaseEstimator):
+    """Test-only stand-in for LLDS: takes the raw table with missing values and text."""
+
+    def fit(self, X, y):
+        self.n_features_in_ = X.shape[1]
+        self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        self.n_rows_ = len(X)
+        complete = X.notna().mean(axis=0).to_numpy()
+        self.support_ = complete == complete.max()
+        self.results_ = pd.DataFrame(
+            {"features": [tuple(X.columns[self.support_])], "score": [1.0]}
+        )
+        return self
+
+    def _get_support_mask(self):
+        return self.support_
+
+
+TINY = f"{__name__}:TinyLocalClassifier"
+
+
+@pytest.fixture
+def table(tmp_path):
+    """A CSV a user might have: string labels, a text column, a missing value, an id."""
+    rng = np.random.default_rng(0)
+    n = 80
+    y = np.where(rng.random(n) < 0.5, "sick", "healthy")
+    frame = pd.DataFrame(
+        {
+            "patient": [f"P{i:03d}" for i in range(n)],
+            "age": rng.normal(50, 10, n).round(),
+            "marker": rng.normal(0, 1, n) + 2.0 * (y == "sick"),
+            "noise": rng.normal(0, 1, n),
+            "site": rng.choice(["north", "south"], n),
+            "diagnosis": y,
+        }
+    )
+    frame.loc[5, "noise"] = np.nan
+    path = tmp_path / "patients.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def _one_line_error(capsys, argv, *fragments):
+    capsys.readouterr()  # forget earlier output
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code != 0
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("localselect: error:"), err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def test_select_with_report_writes_every_file(table, tmp_path, capsys):
+    path, frame = table
+    out = tmp_path / "out"
+    argv = ["select", "--method", TINY, "--input", str(path), "--target", "diagnosis",
+            "--drop", "patient", "--out", str(out), "--report"]  # fmt: skip
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "dropping 1 row(s) with missing values (noise 1)" in captured.err
+    expected = {"selected_features.csv", "importances.csv", "importances.json", "model.joblib",
+                "report.html"}  # fmt: skip
+    assert expected <= {p.name for p in out.iterdir()}
+
+    selected = pd.read_csv(out / "selected_features.csv", index_col="row")
+    features = ["age", "marker", "noise", "site_north", "site_south"]
+    assert list(selected.columns) == [*features, "n_selected", "selected"]
+    assert len(selected) == len(frame) - 1 and 5 not in selected.index
+    assert (selected[features].sum(axis=1) == selected["n_selected"]).all()
+    # The model saw z-scored numbers: a sample's mask is |z| > 0.5.
+    used = frame.drop(index=5)
+    z_marker = (used["marker"] - used["marker"].mean()) / used["marker"].std(ddof=0)
+    np.testing.assert_array_equal(selected["marker"].to_numpy(), (z_marker.abs() > 0.5).to_numpy())
+
+    summary = json.loads((out / "importances.json").read_text())
+    assert summary["n_rows_used"] == 79 and summary["missing_values"] == {"noise": 1}
+    assert {f["feature"] for f in summary["features"]} == set(features)
+    importances = pd.read_csv(out / "importances.csv")
+    assert importances["importance"].is_monotonic_decreasing
+
+    page = (out / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == 3  # frequency, local subsets, weight matrix
+    assert "sick" in page and "dropping 1 row(s)" in page
+
+
+def test_predict_reuses_the_preparation(table, tmp_path, capsys):
+    path, frame = table
+    out = tmp_path / "out"
+    main(["select", "--method", TINY, "--input", str(path), "--target", "diagnosis",
+          "--drop", "patient", "--out", str(out)])  # fmt: skip
+    new = frame.drop(columns=["diagnosis"]).iloc[10:20].copy()
+    new.loc[12, "site"] = "west"  # unseen category: encoded as zeros, still predicted
+    new_path = tmp_path / "new.csv"
+    new.to_csv(new_path, index=False)
+    pred_path = tmp_path / "pred.csv"
+    assert main(["predict", "--model", str(out / "model.joblib"), "--input", str(new_path),
+                 "--out", str(pred_path)]) == 0  # fmt: skip
+    pred = pd.read_csv(pred_path, index_col="row")
+    assert len(pred) == 10 and set(pred["prediction"]) <= {"sick", "healthy"}
+    bundle = joblib.load(out / "model.joblib")
+    expected = bundle["pipeline"].predict(new[bundle["columns"]])
+    np.testing.assert_array_equal(pred["prediction"].to_numpy(), expected)
+    # Without --out the CSV goes to stdout, warnings to stderr.
+    capsys.readouterr()
+    assert main(["predict", "--model", str(out / "model.joblib"), "--input", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("row,prediction") and "skipping 1 row(s)" in captured.err
+    bad = tmp_path / "bad.csv"
+    new.drop(columns=["marker"]).to_csv(bad, index=False)
+    _one_line_error(capsys, ["predict", "--model", str(out / "model.joblib"), "--input",
+                             str(bad)], "feature column 'marker' not found")  # fmt: skip
+
+
+def test_fisher_on_parquet_and_the_pyarrow_message(table, tmp_path, capsys, monkeypatch):
+    _, frame = table
+    pytest.importorskip("pyarrow")
+    pq = tmp_path / "patients.parquet"
+    frame.to_parquet(pq)
+    out = tmp_path / "fisher"
+    assert main(["select", "--method", "fisher", "--input", str(pq), "--target", "diagnosis",
+                 "--drop", "patient", "--n-features", "1", "--out", str(out)]) == 0  # fmt: skip
+    importances = pd.read_csv(out / "importances.csv")
+    assert importances.iloc[0]["feature"] == "marker" and importances.iloc[0]["selected"]
+    assert importances["selected"].sum() == 1
+    selected = pd.read_csv(out / "selected_features.csv")
+    assert (selected["selected"] == "marker").all()  # a global subset on every row
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    _one_line_error(capsys, ["select", "--method", "fisher", "--input", str(pq), "--target",
+                             "diagnosis"], "pip install pyarrow")  # fmt: skip
+
+
+def test_raw_input_methods_keep_missing_values_and_text(table, tmp_path, monkeypatch, capsys):
+    path, frame = table
+    monkeypatch.setitem(_select.METHODS, "llds", f"{__name__}:TinyTableSelector")
+    out = tmp_path / "llds"
+    assert main(["select", "--method", "llds", "--input", str(path), "--target", "diagnosis",
+                 "--out", str(out), "--report"]) == 0  # fmt: skip
+    summary = json.loads((out / "importances.json").read_text())
+    assert summary["n_rows_used"] == len(frame) and summary["n_rows_dropped"] == 0
+    assert (out / "results.csv").exists()
+    model = joblib.load(out / "model.joblib")["pipeline"].named_steps["estimator"]
+    assert list(model.feature_names_in_) == ["patient", "age", "marker", "noise", "site"]
+    assert "Best results" in (out / "report.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (["--method", "fisher", "--input", "missing.csv", "--target", "y"], ["does not exist"]),
+        (["--method", "fishr", "--target", "diagnosis"], ["unknown method", "'fisher'"]),
+        (["--method", "localselect.nothing:Estimator", "--target", "diagnosis"],
+         ["not available in this version"]),
+        (["--method", "fisher", "--target", "diagnosys"], ["'diagnosis'", "not found"]),
+        (["--method", "fisher", "--target", "diagnosis", "--params", "alpha=3"],
+         ["no parameter(s) alpha", "n_features_to_select"]),
+        (["--method", "fisher", "--target", "diagnosis", "--params", "oops"], ["key=value"]),
+        (["--method", "fisher", "--target", "diagnosis", "--random-state", "1"],
+         ["--random-state does not apply"]),
+        (["--method", "fisher", "--target", "diagnosis"], ["'patient'", "--drop patient"]),
+    ],
+)  # fmt: skip
+def test_user_errors_are_one_clear_line(table, capsys, argv, fragments):
+    path, _ = table
+    if "--input" not in argv:
+        argv = [*argv, "--input", str(path)]
+    _one_line_error(capsys, ["select", *argv], *fragments)
+
+
+def test_non_numeric_values_in_a_numeric_column(table, tmp_path, capsys):
+    _, frame = table
+    frame = frame.drop(columns=["patient"]).astype({"age": object})
+    frame.loc[7, "age"] = "unknown"
+    bad = tmp_path / "bad.csv"
+    frame.to_csv(bad, index=False)
+    line = _one_line_error(
+        capsys, ["select", "--method", "fisher", "--input", str(bad), "--target", "diagnosis"]
+    )
+    assert "'age' is numeric except 1 value(s) such as 'unknown' (row 7)" in line
+    assert "--na-values unknown" in line
+    out = tmp_path / "fixed"
+    assert main(["select", "--method", "fisher", "--input", str(bad), "--target", "diagnosis",
+                 "--na-values", "unknown", "--out", str(out)]) == 0  # fmt: skip
+
+
+def test_unreadable_inputs(tmp_path, capsys):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    _one_line_error(capsys, ["select", "--method", "fisher", "--input", str(empty), "--target",
+                             "y"], "is empty")  # fmt: skip
+    excel = tmp_path / "data.xlsx"
+    excel.write_text("x")
+    _one_line_error(capsys, ["select", "--method", "fisher", "--input", str(excel), "--target",
+                             "y"], ".csv, .tsv, .txt or .parquet")  # fmt: skip
+    one_class = tmp_path / "one.csv"
+    pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": ["x", "x", "x"]}).to_csv(one_class, index=False)
+    code = main(["select", "--method", "fisher", "--input", str(one_class), "--target", "y",
+                 "--out", str(tmp_path / "o")])  # fmt: skip
+    assert code != 0 and capsys.readouterr().err.count("\n") == 1
+
+
+def test_every_named_method_resolves_or_says_not_available():
+    for name in _select.METHODS:
+        try:
+            cls = _select.resolve_method(name)
+        except Exception as exc:
+            assert "not available in this version" in str(exc)
+        else:
+            assert hasattr(cls, "fit") and hasattr(cls, "get_params")
