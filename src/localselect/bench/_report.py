@@ -114,7 +114,10 @@ def _comparison_section(records: list[dict[str, Any]]) -> list[str]:
         wtl = _wtl_row(subset, methods)
         if wtl is not None:
             rows.append(wtl)
-        lines += [f"**{metric}**: ours, with the published value in parentheses.", ""]
+        if any(r.get("published") is not None for r in subset):
+            lines += [f"**{metric}**: ours, with the published value in parentheses.", ""]
+        else:
+            lines += [f"**{metric}**", ""]
         lines += [markdown_table(["dataset", *methods], rows, align="l" + "r" * len(methods))]
         lines.append("")
     return lines

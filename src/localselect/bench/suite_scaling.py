@@ -1,0 +1,196 @@
+"""Scaling suite: fit time and peak memory against N and M for every estimator.
+
+Every classifier and selector :func:`localselect.utils.all_estimators` finds is
+fitted on ``make_classification`` data (5 informative features, z-scored) of
+growing size, first along N (samples) at a fixed M, then along M (features) at
+a fixed N. For each cell:
+
+* **fit time**: the best of ``repeats`` runs (wall clock, ``perf_counter``);
+  the machine may be shared, so the minimum is the least disturbed run;
+* **peak memory**: the peak of Python and NumPy allocations during one more
+  fit, by ``tracemalloc`` (NumPy reports its buffers to it), in MB;
+* **slopes**: least-squares slopes of log(time) and log(memory) against
+  log(N) and log(M), the empirical exponents to set beside each method's
+  documented complexity (small sizes are dominated by fixed overheads, so
+  read the slopes of full runs).
+
+Estimators run with the constructor arguments of ``localselect demo``
+(``DEMO_PARAMS``, chosen to keep each fit short), ``random_state`` fixed,
+``n_jobs`` left at its default (``--n-jobs`` is ignored: parallel cells
+would disturb each other's timings). Estimators that take discrete data
+(those with a ``discretizer`` parameter, LLDS) get the same data cut at its
+per-feature tertiles. Once a fit exceeds the time budget, larger sizes on that
+axis are skipped and reported as not run. ``--datasets`` restricts the
+estimators by name.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import tracemalloc
+from typing import Any
+
+import numpy as np
+
+from localselect.bench._core import SuiteContext, register_suite
+
+logger = logging.getLogger(__name__)
+
+#: Grids of (quick, full) settings.
+SETTINGS = {
+    True: {
+        "n_grid": (50, 100, 200),
+        "m_at_n": 10,
+        "m_grid": (5, 10, 20),
+        "n_at_m": 80,
+        "repeats": 2,
+        "budget": 10.0,
+    },
+    False: {
+        "n_grid": (100, 200, 400, 800, 1600),
+        "m_at_n": 20,
+        "m_grid": (10, 20, 40, 80, 160),
+        "n_at_m": 200,
+        "repeats": 2,
+        "budget": 120.0,
+    },
+}
+
+
+def _data(n: int, m: int, seed: int, discrete: bool) -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=n,
+        n_features=m,
+        n_informative=min(5, m),
+        n_redundant=0,
+        n_clusters_per_class=2,
+        random_state=seed,
+    )
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    if discrete:
+        cuts = np.quantile(X, [1 / 3, 2 / 3], axis=0)
+        X = np.greater(X, cuts[0]).astype(np.float64) + np.greater(X, cuts[1])
+    return X, y
+
+
+def _estimator(cls: type, name: str, n_features: int, seed: int) -> Any:
+    from localselect.cli._demo import DEMO_PARAMS
+
+    est = cls(**DEMO_PARAMS.get(name, {}))
+    params = est.get_params()
+    if "random_state" in params:
+        est.set_params(random_state=seed)
+    k = params.get("n_features_to_select")
+    if isinstance(k, int) and k > n_features:
+        est.set_params(n_features_to_select=n_features)
+    return est
+
+
+def _measure(cls: type, name: str, n: int, m: int, seed: int, repeats: int) -> dict[str, Any]:
+    from sklearn.base import clone
+
+    discrete = "discretizer" in cls().get_params()
+    X, y = _data(n, m, seed, discrete)
+    est = _estimator(cls, name, m, seed)
+    times = []
+    try:
+        for _ in range(repeats):
+            start = time.perf_counter()
+            clone(est).fit(X, y)
+            times.append(time.perf_counter() - start)
+        tracemalloc.start()
+        try:
+            clone(est).fit(X, y)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    except Exception as exc:  # report the failure, keep the other estimators going
+        return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:150]}"}
+    return {"seconds": min(times), "peak_mb": peak / 2**20}
+
+
+def _slope(x: list[float], v: list[float]) -> float | None:
+    pts = [(a, b) for a, b in zip(x, v) if b > 0]
+    if len(pts) < 2:
+        return None
+    lx, lv = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+    return float(np.polyfit(lx, lv, 1)[0])
+
+
+@register_suite(
+    "scaling",
+    paper="all four papers (complexity claims in each method's Notes)",
+    description=(
+        "Fit time (best of 2) and peak memory (tracemalloc) against N and M for every "
+        "estimator, with fitted log-log slopes."
+    ),
+)
+def scaling(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Run the scaling grid; see the module docstring."""
+    from localselect.utils import all_estimators
+
+    cfg = SETTINGS[bool(ctx.quick)]
+    (seed,) = ctx.seeds(1)
+    estimators = [
+        (name, cls) for name, cls in all_estimators(["classifier", "selector"]) if ctx.wants(name)
+    ]
+    axes = [
+        ("N", [(n, cfg["m_at_n"]) for n in cfg["n_grid"]]),
+        ("M", [(cfg["n_at_m"], m) for m in cfg["m_grid"]]),
+    ]
+    records: list[dict[str, Any]] = []
+    slopes: list[dict[str, Any]] = []
+    cells = [(name, cls, axis, grid) for name, cls in estimators for axis, grid in axes]
+    for name, cls, axis, grid in ctx.progress(cells, "scaling"):
+        table = f"Against {axis} ({'M' if axis == 'N' else 'N'} fixed)"
+        xs, times, peaks = [], [], []
+        over_budget = False
+        for n, m in grid:
+            label = f"N={n}, M={m}"
+            base = {"table": table, "dataset": label, "method": name, "n_samples": n}
+            base["n_features"] = m
+            if over_budget:
+                for metric in ("fit time (s)", "peak memory (MB)"):
+                    records.append(
+                        {**base, "metric": metric, "status": f"not run: {name} over budget"}
+                    )
+                continue
+            key = {"suite": "scaling", "estimator": name, "n": n, "m": m, "seed": seed}
+            result = ctx.cached(
+                key,
+                lambda cls=cls, name=name, n=n, m=m: _measure(
+                    cls, name, n, m, seed, cfg["repeats"]
+                ),
+            )
+            if "error" in result:
+                for metric in ("fit time (s)", "peak memory (MB)"):
+                    records.append(
+                        {**base, "metric": metric, "status": f"failed: {result['error']}"}
+                    )
+                logger.warning("scaling: %s failed at %s: %s", name, label, result["error"])
+                break
+            records.append({**base, "metric": "fit time (s)", "value": result["seconds"]})
+            records.append({**base, "metric": "peak memory (MB)", "value": result["peak_mb"]})
+            xs.append(float(n if axis == "N" else m))
+            times.append(result["seconds"])
+            peaks.append(result["peak_mb"])
+            if result["seconds"] > cfg["budget"]:
+                over_budget = True
+        for metric, values in (("time slope", times), ("memory slope", peaks)):
+            slope = _slope(xs, values)
+            if slope is not None:
+                slopes.append(
+                    {
+                        "table": "Log-log slopes",
+                        "dataset": f"against {axis}",
+                        "method": name,
+                        "metric": metric,
+                        "value": slope,
+                    }
+                )
+    if not estimators:
+        ctx.note("no estimator matched --datasets")
+    return records + slopes
