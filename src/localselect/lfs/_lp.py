@@ -15,14 +15,11 @@ them). ``b^T f(lam)`` is non-decreasing in ``lam``; the optimal ``lam*`` is the
 breakpoint where it crosses ``epsilon``, and an optimal vertex is built on the
 face of inner solutions at ``lam*``.
 
-Two exact reductions keep this fast for ten thousand features:
-
-* an item weakly dominated (``a_k <= a_j`` and ``b_k >= b_j``) by ``alpha``
-  others never needs to be selected (move its mass to a dominator), so only the
-  first ``alpha`` Pareto layers of ``(a, -b)`` are kept;
-* ``a`` and ``b`` are shared by the ``n_beta`` programs of a representative, so
-  the reduction and the sorted breakpoints are computed once
-  (:func:`prepare_lfs_lp`) and each ``epsilon`` costs a binary search.
+The multiplier is found by a secant (Newton) search on the concave,
+piecewise-linear dual function: each step intersects the lines of the current
+lower and upper inner solutions, and the search stops when no inner solution
+beats them, at the exact breakpoint. Each step is one O(M) partial sort; a few
+steps suffice in practice (about 8 for M = 10,000).
 """
 
 from __future__ import annotations
@@ -189,8 +186,8 @@ def _finish(
     fixed_count = float(f.sum())
     target = eps - float(bc @ f)
     s_right, s_left = float(f_right.sum()), float(f_left.sum())
-    lo = int(round(min(s_right, s_left) - fixed_count))
-    hi = int(round(max(s_right, s_left) - fixed_count))
+    lo = round(min(s_right, s_left) - fixed_count)
+    hi = round(max(s_right, s_left) - fixed_count)
     order = dpos[np.argsort(bc[dpos], kind="stable")]  # ascending b
     bs = bc[order]
     n = bs.size
@@ -325,9 +322,8 @@ def solve_lfs_lp(a: ArrayLike, b: ArrayLike, *, alpha: int, epsilon: float) -> L
 
     Notes
     -----
-    Time O(M log M) to reduce the items (first ``alpha`` Pareto layers of
-    ``(a, -b)``), then O(m^2 log m) to sort the ``m`` kept items' breakpoints,
-    then O(m log m) per inner problem of a binary search over them. Ties are
+    Time O(M) per step of the secant search over the multiplier (a partial
+    sort), which visits each inner solution at most once. Ties are
     broken towards the lower feature index; among optimal points on the final
     face, the one with the fewest selected features is returned.
 
@@ -336,7 +332,7 @@ def solve_lfs_lp(a: ArrayLike, b: ArrayLike, *, alpha: int, epsilon: float) -> L
     >>> from localselect.lfs import solve_lfs_lp
     >>> sol = solve_lfs_lp([1.0, 2.0, 4.0], [1.0, 3.0, 4.0], alpha=2, epsilon=5.0)
     >>> sol.x, sol.fun
-    (array([0.5, 0. , 1. ]), 4.5)
+    (array([0. , 1. , 0.5]), 4.0)
     """
     a_arr = np.asarray(a, dtype=np.float64)
     b_arr = np.asarray(b, dtype=np.float64)
