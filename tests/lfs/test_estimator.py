@@ -156,7 +156,7 @@ def test_bad_data():
     for bad in (np.nan, np.inf):
         Xb = X.copy()
         Xb[0, 0] = bad
-        with pytest.raises(ValueError, match="NaN|infinity"):
+        with pytest.raises(ValueError, match=r"NaN|infinity"):
             LocalFeatureSelection().fit(Xb, y)
     with pytest.raises(ValueError, match="features"):
         LocalFeatureSelection(alpha=2, n_beta=3).fit(X, y).predict(X[:, :3])

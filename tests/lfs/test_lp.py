@@ -52,7 +52,7 @@ def test_objective_matches_highs(kind):
             with pytest.raises(ValueError, match="infeasible"):
                 solve_lfs_lp(a, b, alpha=alpha, epsilon=eps)
             continue
-        x_ref, fun_ref = ref
+        _, fun_ref = ref
         sol = solve_lfs_lp(a, b, alpha=alpha, epsilon=eps)
         assert abs(sol.fun - fun_ref) <= 1e-9 * max(1.0, abs(fun_ref)), (a, b, alpha, eps)
         x = sol.x
@@ -77,7 +77,7 @@ def test_eps_max_matches_highs():
 def test_infeasible_epsilon_raises():
     b = np.array([1.0, 2.0, 3.0])
     # eps_max with alpha = 2 is 2 + 3 = 5.
-    with pytest.raises(ValueError, match="infeasible.*eps_max=5.0"):
+    with pytest.raises(ValueError, match=r"infeasible.*eps_max=5\.0"):
         solve_lfs_lp(np.ones(3), b, alpha=2, epsilon=5.5)
     assert solve_lfs_lp(np.ones(3), b, alpha=2, epsilon=5.0).fun == pytest.approx(2.0)
 
