@@ -8,6 +8,15 @@ from importlib.metadata import PackageNotFoundError, version
 
 from localselect.base import LocalSelectorMixin
 from localselect.filters import FisherScore, fisher_score
+from localselect.margin import (
+    IM4E,
+    BoostedImmigrate,
+    Immigrate,
+    IRelief,
+    Relief,
+    ReliefF,
+    Simba,
+)
 
 try:
     __version__ = version("localselect")
@@ -15,8 +24,15 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
 __all__ = [
+    "IM4E",
+    "BoostedImmigrate",
     "FisherScore",
+    "IRelief",
+    "Immigrate",
     "LocalSelectorMixin",
+    "Relief",
+    "ReliefF",
+    "Simba",
     "__version__",
     "fisher_score",
 ]

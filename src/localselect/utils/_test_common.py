@@ -12,7 +12,14 @@ from sklearn.base import BaseEstimator
 from localselect.utils.discovery import all_estimators
 
 INIT_PARAMS: dict[str, dict] = {
+    "BoostedImmigrate": {"n_estimators": 3, "max_iter": 2},
     "FisherScore": {"n_features_to_select": 2},
+    "IM4E": {"max_iter": 3},
+    "IRelief": {"max_iter": 3},
+    "Immigrate": {"max_iter": 3},
+    "Relief": {"n_features_to_select": 2},
+    "ReliefF": {"n_neighbors": 3, "n_features_to_select": 2},
+    "Simba": {"max_iter": 3},
 }
 
 
