@@ -8,6 +8,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from localselect.base import LocalSelectorMixin
 from localselect.filters import FisherScore, fisher_score
+from localselect.lfs import LocalFeatureSelection
 from localselect.margin import (
     IM4E,
     BoostedImmigrate,
@@ -27,6 +28,7 @@ __all__ = [
     "IM4E",
     "BoostedImmigrate",
     "FisherScore",
+    "LocalFeatureSelection",
     "IRelief",
     "Immigrate",
     "LocalSelectorMixin",

@@ -37,6 +37,7 @@ logger = logging.getLogger(__name__)
 #: Constructor arguments that keep the demo short (seconds per method).
 DEMO_PARAMS: dict[str, dict] = {
     "FisherScore": {"n_features_to_select": 5},
+    "LocalFeatureSelection": {"alpha": 5, "n_beta": 10},
 }
 
 
