@@ -253,3 +253,29 @@ def test_every_named_method_resolves_or_says_not_available():
             assert "not available in this version" in str(exc)
         else:
             assert hasattr(cls, "fit") and hasattr(cls, "get_params")
+
+
+class TinyWarningClassifier(TinyLocalClassifier):
+    """Test-only: warns like an iterative solver that hit max_iter."""
+
+    def fit(self, X, y):
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        warnings.warn(
+            "did not converge in max_iter=3 iterations", ConvergenceWarning, stacklevel=2
+        )
+        return super().fit(X, y)
+
+
+def test_library_warnings_become_one_line_each(table, tmp_path, capsys):
+    path, _ = table
+    out = tmp_path / "warned"
+    assert main(["select", "--method", f"{__name__}:TinyWarningClassifier", "--input", str(path),
+                 "--target", "diagnosis", "--drop", "patient", "--out", str(out),
+                 "--report"]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "warning: did not converge in max_iter=3 iterations" in err
+    assert "Traceback" not in err and "ConvergenceWarning" not in err
+    assert "did not converge" in (out / "report.html").read_text()

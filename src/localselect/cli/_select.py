@@ -36,6 +36,7 @@ import html
 import io
 import json
 import time
+import warnings
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -439,9 +440,16 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     pipeline = Pipeline(steps)
     y_values = y.to_numpy()
     start = time.perf_counter()
-    with console.status(f"fitting {cls.__name__} on {len(X)} x {X.shape[1]} ..."):
+    with (
+        console.status(f"fitting {cls.__name__} on {len(X)} x {X.shape[1]} ..."),
+        warnings.catch_warnings(record=True) as caught,
+    ):
+        warnings.simplefilter("always")
         pipeline.fit(X, y_values)
     seconds = time.perf_counter() - start
+    for message in dict.fromkeys(" ".join(str(w.message).split()) for w in caught):
+        warnings_out.append(message)
+        _warn(message)
     fitted = pipeline.named_steps["estimator"]
     X_model = pipeline[:-1].transform(X) if len(steps) > 1 else X
     names = [str(n) for n in getattr(X_model, "columns", [f"x{j}" for j in range(X.shape[1])])]
@@ -494,7 +502,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
             feature_names=names,
             importances=importances,
             labels=y_values,
-            warnings=warnings_out,
+            warning_lines=warnings_out,
         )
         (out / "report.html").write_text(page)
         written.append("report.html")
@@ -640,7 +648,7 @@ def render_html_report(
     feature_names: list[str],
     importances: pd.DataFrame | None = None,
     labels: Any = None,
-    warnings: list[str] | None = None,
+    warning_lines: list[str] | None = None,
     extra_html: str = "",
 ) -> str:
     """A self-contained HTML page: run summary, tables and the figures as base64 PNG."""
@@ -660,7 +668,7 @@ def render_html_report(
         ".warn{color:#a60}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
     ]
-    for line in warnings or []:
+    for line in warning_lines or []:
         parts.append(f'<p class="warn">warning: {html.escape(line)}</p>')
     parts.append(f"<h2>Run</h2><table>{rows}</table>")
     if params:

@@ -13,12 +13,12 @@ __all__ = ["plot_selection_frequency"]
 
 def _frequencies(source: Any) -> tuple[np.ndarray, str]:
     if hasattr(source, "local_support_") or hasattr(source, "get_local_support"):
-        return local_masks(source).mean(axis=0), "fraction of regions selecting the feature"
+        return local_masks(source).mean(axis=0), "fraction of regions"
     if hasattr(source, "feature_importances_"):
         return np.asarray(source.feature_importances_, dtype=float), "feature importance"
     arr = np.asarray(source)
     if arr.ndim == 2:
-        return arr.astype(bool).mean(axis=0), "fraction of regions selecting the feature"
+        return arr.astype(bool).mean(axis=0), "fraction of regions"
     if arr.ndim == 1:
         return arr.astype(float), "value"
     raise ValueError(
