@@ -26,6 +26,7 @@ estimators by name.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import tracemalloc
@@ -38,7 +39,7 @@ from localselect.bench._core import SuiteContext, register_suite
 logger = logging.getLogger(__name__)
 
 #: Grids of (quick, full) settings.
-SETTINGS = {
+SETTINGS: dict[bool, dict[str, Any]] = {
     True: {
         "n_grid": (50, 100, 200),
         "m_at_n": 10,
@@ -160,10 +161,7 @@ def scaling(ctx: SuiteContext) -> list[dict[str, Any]]:
                 continue
             key = {"suite": "scaling", "estimator": name, "n": n, "m": m, "seed": seed}
             result = ctx.cached(
-                key,
-                lambda cls=cls, name=name, n=n, m=m: _measure(
-                    cls, name, n, m, seed, cfg["repeats"]
-                ),
+                key, functools.partial(_measure, cls, name, n, m, seed, cfg["repeats"])
             )
             if "error" in result:
                 for metric in ("fit time (s)", "peak memory (MB)"):

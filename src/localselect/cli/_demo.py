@@ -17,6 +17,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -65,9 +66,8 @@ def demo_problems(random_state: int = 0, quick: bool = False) -> list[DemoProble
         X, y, test_size=0.5, stratify=y, random_state=random_state
     )
     names = [f"x{j + 1}" for j in range(X.shape[1])]
-    problems.append(
-        DemoProblem("lfs_synthetic", Xtr, Xte, ytr, yte, names, np.asarray(relevant).any(axis=0))
-    )
+    truly_relevant = np.asarray(np.asarray(relevant).any(axis=0), dtype=bool)
+    problems.append(DemoProblem("lfs_synthetic", Xtr, Xte, ytr, yte, names, truly_relevant))
     return problems
 
 
@@ -101,7 +101,7 @@ class DemoRow:
     selected: str
     recovery: str
     error: str | None = None
-    fitted: object = None  # the fitted selector/classifier step, for figures
+    fitted: Any = None  # the fitted selector/classifier step, for figures
 
 
 def _run_one(problem: DemoProblem, name: str, est, random_state: int) -> DemoRow:
