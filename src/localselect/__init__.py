@@ -9,6 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 from localselect.base import LocalSelectorMixin
 from localselect.filters import FisherScore, fisher_score
 from localselect.lfs import LocalFeatureSelection
+from localselect.lift import LiftFeatureSelector
 from localselect.margin import (
     IM4E,
     BoostedImmigrate,
@@ -28,9 +29,10 @@ __all__ = [
     "IM4E",
     "BoostedImmigrate",
     "FisherScore",
-    "LocalFeatureSelection",
     "IRelief",
     "Immigrate",
+    "LiftFeatureSelector",
+    "LocalFeatureSelection",
     "LocalSelectorMixin",
     "Relief",
     "ReliefF",

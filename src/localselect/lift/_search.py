@@ -1,0 +1,611 @@
+"""Searches of the multi-resolution lattice (Algorithms 1, 2 and 3 of Marcondes et al.).
+
+Three resolutions share one lattice of feature subsets A (the paper's BLFS):
+
+* :func:`search_features` (Algorithm 1): eta(X_A) for every subset of at most
+  ``max_size`` features (exhaustive within that bound);
+* :func:`search_windows` (Algorithm 2): for every subset, windows W (sets of
+  observed profiles of X_A) with support >= ``min_support``, scored by eta(W);
+* :func:`search_profiles` (Algorithm 3): profiles (A, x) with support >=
+  ``min_support``, scored by the lift L(x, y) of a target class.
+
+Complete-case counting (the paper's Table 5): subset A counts only the rows
+complete on A, so the support n(x) / n_complete(A) of a profile is *not*
+anti-monotone, but the match count n(x) is. :func:`search_profiles` therefore
+grows profiles like frequent-itemset mining (each profile extended only by
+features after its last one, so every profile is visited once) and prunes a
+profile once n(x) < min_support * n_all, with n_all the rows complete on every
+feature: every extension x' then has n(x') <= n(x) < min_support * n_all <=
+min_support * n_complete(A'), so none can qualify. Profiles that are kept are
+tested on their exact support. The search is exact (it finds every qualifying
+profile up to ``max_size`` features); pruning only skips profiles that cannot
+qualify.
+
+Counting is vectorised: a profile's matching rows are a packed bit set, and a
+whole level of the lattice is extended at once with ``&`` and
+``np.bitwise_count``; no Python loop runs over rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from math import comb
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.utils.parallel import Parallel, delayed
+
+from localselect.lift._measures import _plogp_terms, joint_codes
+
+__all__ = [
+    "MAX_LEVEL_PROFILES",
+    "MAX_SUBSETS",
+    "MAX_WINDOW_PROFILES",
+    "SearchResult",
+    "count_subsets",
+    "search_features",
+    "search_profiles",
+    "search_windows",
+]
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
+
+#: Feature subsets beyond which an exhaustive subset search refuses to start.
+MAX_SUBSETS = 2_000_000
+#: Windows are enumerated exhaustively when a subset has at most this many
+#: qualifying profiles (2**16 windows); beyond it only the nested "best-ratio
+#: prefix" windows are scored (see :func:`search_windows`).
+MAX_WINDOW_PROFILES = 16
+#: Profiles kept at one lattice level beyond which the profile search stops
+#: with an error (raise ``min_support`` or bound ``max_size``).
+MAX_LEVEL_PROFILES = 3_000_000
+
+#: ``columns(subset)`` returns the codes of a subset's profile variables
+#: (n_samples, k') with -1 for missing, and their cardinalities.
+ColumnsFn = Callable[[tuple[int, ...]], tuple[IntArray, list[int]]]
+
+
+class SearchResult(NamedTuple):
+    """Records of a search, best first, and how much of the lattice it visited.
+
+    records : list of dict with keys ``features`` (tuple of column indices),
+        ``profile`` (tuple of codes or None), ``window`` (tuple of profiles or
+        None), ``score``, ``lift``, ``support``, ``n_complete``, ``target``
+        (class code or -1).
+    n_visited : profiles (or subsets, or windows) whose counts were computed.
+    n_passed : how many of them met ``min_support``.
+    n_frequent : profiles that survived the match-count bound (and were
+        extended); equals ``n_passed`` where nothing is pruned.
+    """
+
+    records: list[dict]
+    n_visited: int
+    n_passed: int
+    n_frequent: int = -1
+
+
+def count_subsets(n_features: int, max_size: int) -> int:
+    """Number of non-empty subsets of at most ``max_size`` of ``n_features`` features."""
+    return sum(comb(n_features, k) for k in range(1, min(max_size, n_features) + 1))
+
+
+def _subsets(n_features: int, max_size: int) -> list[tuple[int, ...]]:
+    total = count_subsets(n_features, max_size)
+    if total > MAX_SUBSETS:
+        raise ValueError(
+            f"An exhaustive search over subsets of up to {max_size} of {n_features} features "
+            f"visits {total:,} subsets (limit {MAX_SUBSETS:,}); set max_features to a "
+            "smaller subset size."
+        )
+    return [
+        s
+        for k in range(1, min(max_size, n_features) + 1)
+        for s in combinations(range(n_features), k)
+    ]
+
+
+def _rank_key(rec: dict) -> tuple:
+    # Best first: higher score, then higher support, fewer features, then the
+    # lexicographic order of feature indices and value codes (a stable rule).
+    return (
+        -rec["score"],
+        -rec["support"],
+        len(rec["features"]),
+        rec["features"],
+        rec["profile"] or (),
+        rec["window"] or (),
+        rec["target"],
+    )
+
+
+def _table(
+    codes: IntArray, cards: Sequence[int], y: IntArray, n_classes: int
+) -> tuple[FloatArray, IntArray, int]:
+    """Contingency of a subset: counts (P, C) of observed profiles, their joint ids, n_complete."""
+    joint, n_levels = joint_codes(codes, cards)
+    keep = (joint >= 0) & (y >= 0)
+    joint, yk = joint[keep], y[keep]
+    n = len(joint)
+    if n_levels * n_classes > max(8 * n, 1 << 16):
+        ids, inv = np.unique(joint, return_inverse=True)
+        counts = np.bincount(inv * n_classes + yk, minlength=len(ids) * n_classes)
+        return counts.reshape(len(ids), n_classes).astype(np.float64), ids, n
+    counts = np.bincount(joint * n_classes + yk, minlength=n_levels * n_classes)
+    counts = counts.reshape(n_levels, n_classes)
+    ids = np.flatnonzero(counts.sum(axis=1))
+    return counts[ids].astype(np.float64), ids.astype(np.int64), n
+
+
+def _decode(ids: IntArray, cards: Sequence[int], codes: IntArray) -> list[tuple[int, ...]]:
+    """Value codes of each profile id (mixed radix), read back from the data when compressed."""
+    cards = [max(int(c), 1) for c in cards]
+    if int(np.prod(cards, dtype=np.float64)) <= 1 << 24:
+        out = np.empty((len(ids), len(cards)), dtype=np.int64)
+        rest = ids.copy()
+        for j in range(len(cards) - 1, -1, -1):
+            out[:, j] = rest % cards[j]
+            rest //= cards[j]
+        return [tuple(r) for r in out.tolist()]
+    joint, _ = joint_codes(codes, cards)
+    uniq, first = np.unique(joint[joint >= 0], return_index=True)
+    rows = codes[joint >= 0][first]
+    return [tuple(r) for r in rows[np.searchsorted(uniq, ids)].tolist()]
+
+
+def _lift_of(counts: FloatArray, rows: NDArray[np.bool_], targets: Sequence[int]) -> float:
+    """Lift of the region ``rows`` for the target classes (the largest over them)."""
+    n = counts.sum()
+    region = counts[rows].sum(axis=0)
+    col = counts.sum(axis=0)
+    best = 0.0
+    for c in targets:
+        if region.sum() > 0 and col[c] > 0:
+            best = max(best, float(region[c] / region.sum() / (col[c] / n)))
+    return best
+
+
+def _features_chunk(
+    subsets: list[tuple[int, ...]], columns: ColumnsFn, y: IntArray, n_classes: int
+) -> list[dict]:
+    records = []
+    all_classes = list(range(n_classes))
+    for subset in subsets:
+        codes, cards = columns(subset)
+        counts, _, n_complete = _table(codes, cards, y, n_classes)
+        if n_complete == 0:
+            continue
+        kl, ce = _plogp_terms(counts)
+        den = ce.sum()
+        eta = 0.0 if den <= 0 else float(min(max(kl.sum() / den, 0.0), 1.0))
+        rows = np.ones(len(counts), dtype=bool)
+        records.append(
+            {
+                "features": subset,
+                "profile": None,
+                "window": None,
+                "score": eta,
+                "lift": _lift_of(counts, rows, all_classes),
+                "support": 1.0,
+                "n_complete": n_complete,
+                "target": -1,
+            }
+        )
+    return records
+
+
+def _chunks(items: list, n_jobs: int | None) -> list[list]:
+    n_chunks = 1 if n_jobs in (None, 1) else 4 * max(abs(int(n_jobs)), 2)
+    size = max(1, -(-len(items) // n_chunks))
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def search_features(
+    columns: ColumnsFn,
+    y: IntArray,
+    n_classes: int,
+    n_features: int,
+    *,
+    max_size: int,
+    top_k: int,
+    n_jobs: int | None = None,
+) -> SearchResult:
+    """Algorithm 1: eta(X_A) = I(X_A; Y) / H(Y) of every subset of at most ``max_size`` features.
+
+    Exhaustive within the size bound (the result is the exact optimum over those
+    subsets). Time O(n_subsets * n_samples * max_size), memory O(n_samples + cells).
+    ``lift`` is the largest lift of the whole range for any class, which is 1.
+    """
+    subsets = _subsets(n_features, max_size)
+    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_features_chunk)(chunk, columns, y, n_classes)
+        for chunk in _chunks(subsets, n_jobs)
+    )
+    records = sorted((r for part in parts for r in part), key=_rank_key)
+    return SearchResult(records[:top_k], len(subsets), len(records))
+
+
+def _window_masks(n_profiles: int) -> NDArray[np.float64]:
+    bits = np.arange(1, 1 << n_profiles, dtype=np.int64)
+    return ((bits[:, None] >> np.arange(n_profiles)) & 1).astype(np.float64)
+
+
+def _windows_chunk(
+    subsets: list[tuple[int, ...]],
+    columns: ColumnsFn,
+    y: IntArray,
+    n_classes: int,
+    min_support: float,
+    top_k: int,
+    targets: Sequence[int],
+) -> tuple[list[dict], int, int]:
+    records: list[dict] = []
+    visited = passed = 0
+    for subset in subsets:
+        codes, cards = columns(subset)
+        counts, ids, n_complete = _table(codes, cards, y, n_classes)
+        if n_complete == 0:
+            continue
+        kl, ce = _plogp_terms(counts)
+        freq = counts.sum(axis=1) / n_complete
+        n_prof = len(counts)
+        if n_prof <= MAX_WINDOW_PROFILES:
+            masks = _window_masks(n_prof)
+        else:
+            # Nested windows: the profiles in decreasing order of their own eta.
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(ce > 0, kl / ce, 0.0)
+            order = np.argsort(-ratio, kind="stable")
+            masks = np.zeros((n_prof, n_prof))
+            masks[:, order] = np.tril(np.ones((n_prof, n_prof)))  # row i: best i + 1 profiles
+        support = masks @ freq
+        den = masks @ ce
+        with np.errstate(divide="ignore", invalid="ignore"):
+            eta = np.where(den > 0, (masks @ kl) / den, 0.0)
+        eta = np.clip(eta, 0.0, 1.0)
+        ok = support >= min_support - 1e-12
+        visited += len(masks)
+        passed += int(ok.sum())
+        cand = np.flatnonzero(ok)
+        if len(cand) == 0:
+            continue
+        best = cand[np.lexsort((-support[cand], -eta[cand]))][:top_k]
+        labels = _decode(ids, cards, codes)
+        for w in best:
+            rows = masks[w] > 0
+            records.append(
+                {
+                    "features": subset,
+                    "profile": None,
+                    "window": tuple(labels[i] for i in np.flatnonzero(rows)),
+                    "score": float(eta[w]),
+                    "lift": _lift_of(counts, rows, targets),
+                    "support": float(support[w]),
+                    "n_complete": n_complete,
+                    "target": -1 if len(targets) != 1 else int(targets[0]),
+                }
+            )
+    return records, visited, passed
+
+
+def search_windows(
+    columns: ColumnsFn,
+    y: IntArray,
+    n_classes: int,
+    n_features: int,
+    *,
+    max_size: int,
+    min_support: float,
+    top_k: int,
+    targets: Sequence[int],
+    n_jobs: int | None = None,
+) -> SearchResult:
+    """Algorithm 2: the (subset, window) pairs of largest eta(W), eq. (3).
+
+    For each subset of at most ``max_size`` features, every non-empty window of
+    its observed profiles with support >= ``min_support`` is scored when the
+    subset has at most :data:`MAX_WINDOW_PROFILES` profiles (exact). With more
+    profiles only the nested windows made of the profiles of largest own eta
+    are scored: without a support bound the best window is always a single
+    profile (eta(W) is a ratio of sums, never above its largest term), so the
+    unconstrained optimum is still found, but under a support bound this is a
+    heuristic. ``lift`` is the window's largest lift over ``targets``.
+    """
+    subsets = _subsets(n_features, max_size)
+    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_windows_chunk)(chunk, columns, y, n_classes, min_support, top_k, targets)
+        for chunk in _chunks(subsets, n_jobs)
+    )
+    records = sorted((r for part, _, _ in parts for r in part), key=_rank_key)
+    visited = sum(v for _, v, _ in parts)
+    passed = sum(p for _, _, p in parts)
+    return SearchResult(records[:top_k], visited, passed)
+
+
+def _profile_records(
+    features: IntArray,
+    values: IntArray,
+    n_match: FloatArray,
+    n_comp: FloatArray,
+    class_match: FloatArray,
+    class_comp: FloatArray,
+    targets: Sequence[int],
+    top_k: int,
+) -> list[dict]:
+    """Records for qualifying profiles (arrays over profiles) and each target class."""
+    out = []
+    support = n_match / n_comp
+    for c in targets:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lift = np.where(
+                class_comp[:, c] > 0,
+                (class_match[:, c] / n_match) / (class_comp[:, c] / n_comp),
+                0.0,
+            )
+        # Only profiles tied with or above the top_k-th lift can be kept.
+        if len(lift) > top_k:
+            kth = np.partition(lift, len(lift) - top_k)[len(lift) - top_k]
+            chosen = np.flatnonzero(lift >= kth)
+        else:
+            chosen = np.arange(len(lift))
+        for i in chosen.tolist():
+            out.append(
+                {
+                    "features": tuple(features[i].tolist()),
+                    "profile": tuple(values[i].tolist()),
+                    "window": None,
+                    "score": float(lift[i]),
+                    "lift": float(lift[i]),
+                    "support": float(support[i]),
+                    "n_complete": int(n_comp[i]),
+                    "target": int(c),
+                }
+            )
+    return out
+
+
+def _top_per_target(records: list[dict], top_k: int) -> list[dict]:
+    by_target: dict[int, list[dict]] = {}
+    for rec in sorted(records, key=_rank_key):
+        kept = by_target.setdefault(rec["target"], [])
+        if len(kept) < top_k:
+            kept.append(rec)
+    return sorted((r for kept in by_target.values() for r in kept), key=_rank_key)
+
+
+def _popcount_rows(bits: NDArray[np.uint8]) -> FloatArray:
+    return np.bitwise_count(bits).sum(axis=-1, dtype=np.int64).astype(np.float64)
+
+
+class _Items(NamedTuple):
+    """Packed row sets of every (feature, value) item, of each feature's present rows
+    and of each class, shared by all branches."""
+
+    bits: NDArray[np.uint8]  # (n_items, n_bytes) rows with feature == value
+    feature: IntArray  # (n_items,) feature of each item
+    value: IntArray  # (n_items,) value code of each item
+    kept: NDArray[np.bool_]  # item count >= threshold (the level-1 survivors)
+    present: NDArray[np.uint8]  # (n_features, n_bytes) rows where the feature is not missing
+    classes: NDArray[np.uint8]  # (n_classes, n_bytes) rows of each class
+
+
+def _items(
+    codes: IntArray, cards: Sequence[int], y: IntArray, n_classes: int, threshold: float
+) -> _Items:
+    m = codes.shape[1]
+    valid_y = y >= 0
+    feature = np.array([j for j in range(m) for _ in range(cards[j])], dtype=np.int64)
+    value = np.array([v for j in range(m) for v in range(cards[j])], dtype=np.int64)
+    bits = np.packbits((codes[:, feature] == value[None, :]) & valid_y[:, None], axis=0).T
+    bits = np.ascontiguousarray(bits)
+    present = np.ascontiguousarray(np.packbits((codes >= 0) & valid_y[:, None], axis=0).T)
+    classes = np.ascontiguousarray(
+        np.packbits(y[:, None] == np.arange(n_classes)[None, :], axis=0).T
+    )
+    count = _popcount_rows(bits)
+    return _Items(bits, feature, value, (count >= threshold) & (count > 0), present, classes)
+
+
+def _sibling_pairs(parent: IntArray, feat: IntArray, n_features: int) -> tuple[IntArray, IntArray]:
+    """Pairs (i, s) of profiles with the same parent and s's last feature after i's.
+
+    Profiles must be sorted by (parent, last feature); the pairs come sorted by
+    i, then s (so children stay sorted by (parent, last feature) too).
+    """
+    key = parent * (n_features + 1) + feat
+    start = np.searchsorted(key, parent * (n_features + 1) + feat + 1, side="left")
+    end = np.searchsorted(key, (parent + 1) * (n_features + 1), side="left")
+    n_pairs = end - start
+    i = np.repeat(np.arange(len(key)), n_pairs)
+    offsets = np.arange(int(n_pairs.sum())) - np.repeat(np.cumsum(n_pairs) - n_pairs, n_pairs)
+    return i, start[i] + offsets
+
+
+def _profile_branch(
+    root: int,
+    items: _Items,
+    n_classes: int,
+    threshold: float,
+    min_support: float,
+    max_size: int,
+    targets: Sequence[int],
+    top_k: int,
+) -> tuple[list[dict], int, int]:
+    """Every qualifying profile whose first feature is ``root`` (one parallel unit).
+
+    Candidates are made by the prefix join of frequent-itemset mining: a profile
+    of d + 1 features is counted only when its two d-feature sub-profiles
+    sharing the first d - 1 features both survived the match-count bound (a
+    necessary condition, since the count is anti-monotone). Returns the
+    records, the candidates counted after level 1 and the qualifying profiles.
+    """
+    m = items.present.shape[0]
+    level1 = np.flatnonzero(items.kept & (items.feature == root))
+    match = items.bits[level1]
+    comp = np.repeat(items.present[root][None, :], len(level1), axis=0)
+    feats = np.full((len(level1), 1), root, dtype=np.int64)
+    vals = items.value[level1][:, None]
+    last_item = level1
+    parent = np.zeros(len(level1), dtype=np.int64)
+    n_match = _popcount_rows(match)
+    visited = passed = frequent = 0
+    records: list[dict] = []
+    depth = 1
+    while len(match):
+        frequent += len(match)
+        n_comp = _popcount_rows(comp)
+        ok = n_match >= min_support * n_comp - 1e-9
+        passed += int(ok.sum())
+        if ok.any():
+            class_match = np.stack(
+                [_popcount_rows(match[ok] & items.classes[c]) for c in range(n_classes)], axis=1
+            )
+            class_comp = np.stack(
+                [_popcount_rows(comp[ok] & items.classes[c]) for c in range(n_classes)], axis=1
+            )
+            recs = _profile_records(
+                feats[ok],
+                vals[ok],
+                n_match[ok],
+                n_comp[ok],
+                class_match,
+                class_comp,
+                targets,
+                top_k,
+            )
+            records = _top_per_target(records + recs, top_k)
+        if depth >= max_size:
+            break
+        if depth == 1:
+            # The root's values join every surviving item of a later feature.
+            later = np.flatnonzero(items.kept & (items.feature > root))
+            i = np.repeat(np.arange(len(match)), len(later))
+            child_item = np.tile(later, len(match))
+        else:
+            i, s = _sibling_pairs(parent, feats[:, -1], m)
+            child_item = last_item[s]
+        if len(i) > MAX_LEVEL_PROFILES:
+            raise ValueError(
+                f"The profile lattice holds over {MAX_LEVEL_PROFILES:,} candidate profiles "
+                f"with {depth + 1} features at min_support={min_support}; raise min_support "
+                "or set max_features to bound the profile length."
+            )
+        child_feat = items.feature[child_item]
+        match = match[i] & items.bits[child_item]
+        comp = comp[i] & items.present[child_feat]
+        feats = np.hstack([feats[i], child_feat[:, None]])
+        vals = np.hstack([vals[i], items.value[child_item][:, None]])
+        parent, last_item = i, child_item
+        n_match = _popcount_rows(match)
+        visited += len(match)
+        keep = (n_match >= threshold) & (n_match > 0)
+        match, comp, feats, vals = match[keep], comp[keep], feats[keep], vals[keep]
+        parent, last_item, n_match = parent[keep], last_item[keep], n_match[keep]
+        depth += 1
+    return records, visited, passed, frequent
+
+
+def search_profiles(
+    codes: IntArray,
+    y: IntArray,
+    n_classes: int,
+    *,
+    max_size: int,
+    min_support: float,
+    top_k: int,
+    targets: Sequence[int],
+    n_jobs: int | None = None,
+) -> SearchResult:
+    """Algorithm 3 on per-feature codes: the profiles of largest lift for each target class.
+
+    Exact: every profile (subset A of at most ``max_size`` features, one value
+    per feature) with support n(x) / n_complete(A) >= ``min_support`` is scored,
+    and the ``top_k`` of each target are returned. The lattice is pruned by
+    match count (module docstring) and candidates are generated by prefix join
+    (see ``_profile_branch``). One parallel unit per first feature.
+    ``n_visited`` counts every profile whose match count was computed.
+    Time O(n_visited * n_samples / 8) bit operations; memory one lattice level
+    of packed row sets (n_samples / 8 bytes per profile).
+    """
+    m = codes.shape[1]
+    cards = [int(codes[:, j].max(initial=-1)) + 1 for j in range(m)]
+    n_all = int(((codes >= 0).all(axis=1) & (y >= 0)).sum())
+    threshold = min_support * n_all - 1e-9
+    items = _items(codes, cards, y, n_classes, threshold)
+    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_profile_branch)(
+            root, items, n_classes, threshold, min_support, max_size, targets, top_k
+        )
+        for root in range(m)
+    )
+    records = _top_per_target([r for part, *_ in parts for r in part], top_k)
+    visited = len(items.feature) + sum(part[1] for part in parts)
+    passed = sum(part[2] for part in parts)
+    return SearchResult(records, visited, passed, sum(part[3] for part in parts))
+
+
+def _joint_profiles_chunk(
+    subsets: list[tuple[int, ...]],
+    columns: ColumnsFn,
+    y: IntArray,
+    n_classes: int,
+    min_support: float,
+    targets: Sequence[int],
+    top_k: int,
+) -> tuple[list[dict], int, int]:
+    records: list[dict] = []
+    visited = passed = 0
+    for subset in subsets:
+        codes, cards = columns(subset)
+        counts, ids, n_complete = _table(codes, cards, y, n_classes)
+        if n_complete == 0:
+            continue
+        n_match = counts.sum(axis=1)
+        visited += len(counts)
+        ok = n_match >= min_support * n_complete - 1e-9
+        passed += int(ok.sum())
+        if not ok.any():
+            continue
+        labels = _decode(ids, cards, codes)
+        class_comp = np.broadcast_to(counts.sum(axis=0), counts.shape)
+        recs = _profile_records(
+            np.array([subset] * int(ok.sum()), dtype=np.int64).reshape(int(ok.sum()), -1),
+            np.array([labels[i] for i in np.flatnonzero(ok)], dtype=np.int64),
+            n_match[ok],
+            np.full(int(ok.sum()), float(n_complete)),
+            counts[ok],
+            class_comp[ok],
+            targets,
+            top_k,
+        )
+        records = _top_per_target(records + recs, top_k)
+    return records, visited, passed
+
+
+def search_profiles_per_subset(
+    columns: ColumnsFn,
+    y: IntArray,
+    n_classes: int,
+    n_features: int,
+    *,
+    max_size: int,
+    min_support: float,
+    top_k: int,
+    targets: Sequence[int],
+    n_jobs: int | None = None,
+) -> SearchResult:
+    """Algorithm 3 when each subset is discretised jointly (profiles are joint bins).
+
+    The bins of a subset are re-cut for every subset, so match counts are not
+    nested across subsets and nothing can be pruned: every subset of at most
+    ``max_size`` features is visited (exact within the bound).
+    """
+    subsets = _subsets(n_features, max_size)
+    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_joint_profiles_chunk)(chunk, columns, y, n_classes, min_support, targets, top_k)
+        for chunk in _chunks(subsets, n_jobs)
+    )
+    records = _top_per_target([r for part, _, _ in parts for r in part], top_k)
+    return SearchResult(records, sum(v for _, v, _ in parts), sum(p for _, _, p in parts))
