@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -39,6 +40,7 @@ def toy_suites(monkeypatch):
                             "metric": "error", "value": np.float64(value), "std": 0.01,
                             "published": 0.5, "n": np.int64(3)})  # fmt: skip
         ctx.note("KCSM: code not public")
+        warnings.warn("toy solver stopped at max_iter", UserWarning, stacklevel=1)
         return records
 
     @_core.register_suite("broken", paper="-", description="returns nested records")
@@ -59,6 +61,9 @@ def test_run_suite_writes_results_and_report(toy_suites, tmp_path):
     assert saved["records"] == results["records"]
     report = (tmp_path / "report.md").read_text()
     assert "# toy" in report and "(0.500)" in report and "- KCSM: code not public" in report
+    # Warnings are collected once per message instead of flooding the terminal.
+    assert saved["warnings"][0].startswith("UserWarning: toy solver stopped at max_iter (")
+    assert "## Warnings during the run" in report
 
 
 def test_cache_resumes_and_separates_quick_from_full(toy_suites, tmp_path):

@@ -7,6 +7,7 @@ import json
 import logging
 import platform
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import import_module, resources
@@ -234,8 +235,17 @@ def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
     ctx.out.mkdir(parents=True, exist_ok=True)
     logger.info("running suite %s (quick=%s) into %s", name, ctx.quick, ctx.out)
     start = time.perf_counter()
-    records = _check_records(name, suite.func(ctx))
+    # Warnings (a solver at max_iter in every fold) would flood the terminal: collect
+    # them, once per message, into results.json and the report. Filters still apply,
+    # so warnings configured as errors still raise.
+    with warnings.catch_warnings(record=True) as caught:
+        records = _check_records(name, suite.func(ctx))
     seconds = time.perf_counter() - start
+    counts: dict[str, int] = {}
+    for w in caught:
+        text = f"{w.category.__name__}: {' '.join(str(w.message).split())}"
+        counts[text] = counts.get(text, 0) + 1
+    warning_lines = [f"{text} ({n}x)" for text, n in counts.items()]
     settings = {
         "quick": ctx.quick,
         "n_jobs": ctx.n_jobs,
@@ -250,6 +260,7 @@ def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
         "environment": _environment(),
         "seconds": seconds,
         "notes": list(ctx.notes),
+        "warnings": warning_lines,
         "records": records,
     }
     (ctx.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
@@ -261,6 +272,7 @@ def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
         seconds=seconds,
         settings=settings,
         notes=ctx.notes,
+        warning_lines=warning_lines,
     )
     (ctx.out / "report.md").write_text(report)
     return results

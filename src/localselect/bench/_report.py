@@ -176,6 +176,7 @@ def render_report(
     seconds: float,
     settings: dict[str, Any] | None = None,
     notes: Sequence[str] = (),
+    warning_lines: Sequence[str] = (),
 ) -> str:
     """The markdown of ``report.md``: one section per published table.
 
@@ -191,6 +192,8 @@ def render_report(
         Run settings to print (quick, n_jobs, data sets, seed).
     notes : sequence of str
         Extra lines (baselines not run and why).
+    warning_lines : sequence of str
+        Warnings raised during the run, once per message with a count.
 
     Returns
     -------
@@ -220,6 +223,10 @@ def render_report(
     if not_run or notes:
         lines += ["## Not run", ""]
         lines += [f"- {text}" for text in [*not_run, *notes]]
+        lines.append("")
+    if warning_lines:
+        lines += ["## Warnings during the run", ""]
+        lines += [f"- {text}" for text in warning_lines]
         lines.append("")
     lines += [f"Wall time: {seconds:.1f} s ({total} records)."]
     return "\n".join(lines) + "\n"

@@ -156,7 +156,9 @@ def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
     suites = available_suites()
     if args.suite == "list":
         for name, suite in suites.items():
-            console.print(f"[bold]{name}[/bold]  {suite.description} ({suite.paper})")
+            console.print(
+                f"[bold]{name}[/bold]  {suite.description} ({suite.paper})", soft_wrap=True
+            )
         return 0
     if args.suite != "all" and args.suite not in suites:
         raise CLIError(
