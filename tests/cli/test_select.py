@@ -158,22 +158,35 @@ def test_predict_reuses_the_preparation(table, tmp_path, capsys):
                              str(bad)], "feature column 'marker' not found")  # fmt: skip
 
 
-def test_fisher_on_parquet_and_the_pyarrow_message(table, tmp_path, capsys, monkeypatch):
-    _, frame = table
-    pytest.importorskip("pyarrow")
-    pq = tmp_path / "patients.parquet"
-    frame.to_parquet(pq)
+def test_fisher_selects_the_informative_column(table, tmp_path):
+    path, _ = table
     out = tmp_path / "fisher"
-    assert main(["select", "--method", "fisher", "--input", str(pq), "--target", "diagnosis",
+    assert main(["select", "--method", "fisher", "--input", str(path), "--target", "diagnosis",
                  "--drop", "patient", "--n-features", "1", "--out", str(out)]) == 0  # fmt: skip
     importances = pd.read_csv(out / "importances.csv")
     assert importances.iloc[0]["feature"] == "marker" and importances.iloc[0]["selected"]
     assert importances["selected"].sum() == 1
     selected = pd.read_csv(out / "selected_features.csv")
     assert (selected["selected"] == "marker").all()  # a global subset on every row
-    monkeypatch.setitem(sys.modules, "pyarrow", None)
+
+
+def test_parquet_input(table, tmp_path):
+    pytest.importorskip("pyarrow", reason="Parquet input needs the optional pyarrow")
+    _, frame = table
+    pq = tmp_path / "patients.parquet"
+    frame.to_parquet(pq)
+    out = tmp_path / "pq"
+    assert main(["select", "--method", "fisher", "--input", str(pq), "--target", "diagnosis",
+                 "--drop", "patient", "--n-features", "1", "--out", str(out)]) == 0  # fmt: skip
+    assert pd.read_csv(out / "importances.csv").iloc[0]["feature"] == "marker"
+
+
+def test_parquet_without_pyarrow_is_one_clear_line(tmp_path, capsys, monkeypatch):
+    pq = tmp_path / "data.parquet"
+    pq.write_bytes(b"PAR1 not really parquet")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if it were not installed
     _one_line_error(capsys, ["select", "--method", "fisher", "--input", str(pq), "--target",
-                             "diagnosis"], "pip install pyarrow")  # fmt: skip
+                             "y"], "pip install pyarrow")  # fmt: skip
 
 
 def test_raw_input_methods_keep_missing_values_and_text(table, tmp_path, monkeypatch, capsys):
