@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -60,3 +62,23 @@ def test_budget_and_failures_are_reported(tmp_path, monkeypatch):
     assert all(r["status"] == "not run: Slow over budget" for r in slow if "value" not in r)
     broken = [r for r in records if r["method"] == "Broken"]
     assert broken and all("failed: ValueError: cannot fit this" in r["status"] for r in broken)
+
+
+class _Hanging(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        time.sleep(60)
+        return self
+
+
+def test_a_hanging_fit_is_killed_at_the_limit(tmp_path, monkeypatch):
+    import localselect.utils
+
+    fake = [("Hanging", _Hanging)]
+    monkeypatch.setattr(localselect.utils, "all_estimators", lambda type_filter=None: fake)
+    quick = {**scaling.SETTINGS[True], "budget": 0.1, "grace": 0.5}
+    monkeypatch.setitem(scaling.SETTINGS, True, quick)
+    start = time.perf_counter()
+    records = run_suite("scaling", SuiteContext(quick=True, out=tmp_path))["records"]
+    assert time.perf_counter() - start < 10  # two kills (one per axis), not 2 x 60 s
+    statuses = {r["status"] for r in records}
+    assert statuses == {"not run: Hanging stopped after 1 s", "not run: Hanging over budget"}

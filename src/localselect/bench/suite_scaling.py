@@ -20,8 +20,10 @@ Estimators run with the constructor arguments of ``localselect demo``
 would disturb each other's timings). Estimators that take discrete data
 (those with a ``discretizer`` parameter, LLDS) get the same data cut at its
 per-feature tertiles. Once a fit exceeds the time budget, larger sizes on that
-axis are skipped and reported as not run. ``--datasets`` restricts the
-estimators by name.
+axis are skipped and reported as not run; each cell runs in a child process
+that is killed once it exceeds ``budget * (repeats + 1) + grace`` seconds (a fit
+whose cost explodes, such as an exhaustive search over many features, cannot
+hang the suite). ``--datasets`` restricts the estimators by name.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ SETTINGS: dict[bool, dict[str, Any]] = {
         "n_at_m": 80,
         "repeats": 2,
         "budget": 10.0,
+        "grace": 10.0,
     },
     False: {
         "n_grid": (100, 200, 400, 800, 1600),
@@ -55,6 +58,7 @@ SETTINGS: dict[bool, dict[str, Any]] = {
         "n_at_m": 200,
         "repeats": 2,
         "budget": 120.0,
+        "grace": 10.0,
     },
 }
 
@@ -90,7 +94,10 @@ def _estimator(cls: type, name: str, n_features: int, seed: int) -> Any:
     return est
 
 
-def _measure(cls: type, name: str, n: int, m: int, seed: int, repeats: int) -> dict[str, Any]:
+def _measure_here(cls: type, name: str, n: int, m: int, seed: int, repeats: int) -> dict[str, Any]:
+    """Best-of-``repeats`` fit time and traced peak memory, in this process."""
+    import warnings
+
     from sklearn.base import clone
 
     discrete = "discretizer" in cls().get_params()
@@ -98,19 +105,51 @@ def _measure(cls: type, name: str, n: int, m: int, seed: int, repeats: int) -> d
     est = _estimator(cls, name, m, seed)
     times = []
     try:
-        for _ in range(repeats):
-            start = time.perf_counter()
-            clone(est).fit(X, y)
-            times.append(time.perf_counter() - start)
-        tracemalloc.start()
-        try:
-            clone(est).fit(X, y)
-            _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a solver at max_iter is expected at odd sizes
+            for _ in range(repeats):
+                start = time.perf_counter()
+                clone(est).fit(X, y)
+                times.append(time.perf_counter() - start)
+            tracemalloc.start()
+            try:
+                clone(est).fit(X, y)
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
     except Exception as exc:  # report the failure, keep the other estimators going
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:150]}"}
     return {"seconds": min(times), "peak_mb": peak / 2**20}
+
+
+def _child(conn: Any, args: tuple) -> None:  # pragma: no cover - runs in the child process
+    conn.send(_measure_here(*args))
+    conn.close()
+
+
+def _measure(
+    cls: type, name: str, n: int, m: int, seed: int, repeats: int, limit: float
+) -> dict[str, Any]:
+    """Measure in a child process, killed after ``limit`` seconds (a fit can explode)."""
+    import multiprocessing as mp
+
+    methods = mp.get_all_start_methods()
+    ctx: Any = mp.get_context("fork" if "fork" in methods else "spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, (cls, name, n, m, seed, repeats)))
+    proc.start()
+    child.close()
+    try:
+        if parent.poll(limit):
+            return parent.recv()
+        return {"timeout": limit}
+    except EOFError:
+        return {"error": f"the measuring process died (exit code {proc.exitcode})"}
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        parent.close()
 
 
 def _slope(x: list[float], v: list[float]) -> float | None:
@@ -160,9 +199,16 @@ def scaling(ctx: SuiteContext) -> list[dict[str, Any]]:
                     )
                 continue
             key = {"suite": "scaling", "estimator": name, "n": n, "m": m, "seed": seed}
+            limit = cfg["budget"] * (cfg["repeats"] + 1) + cfg["grace"]
             result = ctx.cached(
-                key, functools.partial(_measure, cls, name, n, m, seed, cfg["repeats"])
+                key, functools.partial(_measure, cls, name, n, m, seed, cfg["repeats"], limit)
             )
+            if "timeout" in result:
+                for metric in ("fit time (s)", "peak memory (MB)"):
+                    status = f"not run: {name} stopped after {limit:.0f} s"
+                    records.append({**base, "metric": metric, "status": status})
+                over_budget = True
+                continue
             if "error" in result:
                 for metric in ("fit time (s)", "peak memory (MB)"):
                     records.append(
