@@ -27,7 +27,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import KBinsDiscretizer, StandardScaler
 
 from localselect.base import LocalSelectorMixin
 from localselect.datasets import make_lfs_synthetic
@@ -38,6 +38,10 @@ logger = logging.getLogger(__name__)
 #: Constructor arguments that keep the demo short (seconds per method).
 DEMO_PARAMS: dict[str, dict] = {
     "FisherScore": {"n_features_to_select": 5},
+    "LiftFeatureSelector": {
+        "max_features": 2,
+        "discretizer": KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
+    },
     "LocalFeatureSelection": {"alpha": 5, "n_beta": 10},
 }
 

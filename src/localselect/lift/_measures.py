@@ -162,20 +162,24 @@ def joint_codes(codes: IntArray, cardinalities: Sequence[int]) -> tuple[IntArray
         Upper bound (exclusive) of the codes.
     """
     n, k = codes.shape
-    complete = (codes >= 0).all(axis=1)
+    missing = np.zeros(n, dtype=bool)
     joint = np.zeros(n, dtype=np.int64)
     n_levels = 1
+    # In place, column by column (codes may be column-major): one pass per column.
     for j in range(k):
+        column = codes[:, j]
         card = max(int(cardinalities[j]), 1)
+        missing |= column < 0
         if n_levels * card > _MAX_RADIX:
             # Compress to dense ranks among complete rows before the product overflows.
             ranks = np.full(n, -1, dtype=np.int64)
-            uniq, inv = np.unique(joint[complete], return_inverse=True)
-            ranks[complete] = inv
+            uniq, inv = np.unique(joint[~missing], return_inverse=True)
+            ranks[~missing] = inv
             joint, n_levels = ranks, len(uniq)
-        joint = joint * card + np.where(codes[:, j] >= 0, codes[:, j], 0)
+        joint *= card
+        joint += column  # rows with a missing value are overwritten below
         n_levels *= card
-    joint[~complete] = -1
+    joint[missing] = -1
     return joint, n_levels
 
 

@@ -127,13 +127,17 @@ def _table(
     """Contingency of a subset: counts (P, C) of observed profiles, their joint ids, n_complete."""
     joint, n_levels = joint_codes(codes, cards)
     keep = (joint >= 0) & (y >= 0)
-    joint, yk = joint[keep], y[keep]
+    if not keep.all():
+        joint, y = joint[keep], y[keep]
     n = len(joint)
+    yk = y
     if n_levels * n_classes > max(8 * n, 1 << 16):
         ids, inv = np.unique(joint, return_inverse=True)
         counts = np.bincount(inv * n_classes + yk, minlength=len(ids) * n_classes)
         return counts.reshape(len(ids), n_classes).astype(np.float64), ids, n
-    counts = np.bincount(joint * n_classes + yk, minlength=n_levels * n_classes)
+    joint *= n_classes
+    joint += yk
+    counts = np.bincount(joint, minlength=n_levels * n_classes)
     counts = counts.reshape(n_levels, n_classes)
     ids = np.flatnonzero(counts.sum(axis=1))
     return counts[ids].astype(np.float64), ids.astype(np.int64), n

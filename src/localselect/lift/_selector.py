@@ -323,9 +323,10 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         enc, joint_columns = self._discrete_codes(X)
         if enc is not None:
             self.categories_ = enc.categories
+            codes_by_column = np.asfortranarray(enc.codes)  # fast column gathers
 
             def columns(subset):
-                sub = enc.codes[:, list(subset)]
+                sub = codes_by_column[:, list(subset)]
                 return sub, [len(enc.categories[j]) for j in subset]
 
             def decode(subset, codes):

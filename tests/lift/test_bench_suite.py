@@ -1,0 +1,27 @@
+"""The llds benchmark suites run and report Table 5 beside the paper's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from localselect.bench._core import SuiteContext, available_suites, run_suite
+
+
+def test_llds_suites_registered():
+    assert {"llds-table5", "llds-perf"} <= set(available_suites())
+
+
+def test_llds_table5_quick(tmp_path, data_home, monkeypatch):
+    monkeypatch.setenv("LOCALSELECT_DATA", str(data_home))
+    results = run_suite("llds-table5", SuiteContext(quick=True, out=tmp_path))
+    table5 = [r for r in results["records"] if r.get("table") == "Table 5"]
+    assert len(table5) == 27  # every published profile has a row
+    for r in table5:
+        assert r["value"] == pytest.approx(r["published"], abs=0.0051)  # 2-decimal print
+    lattice = [r for r in results["records"] if r.get("table") == "Section 4.2: lattice searched"]
+    assert {r["profiles with support >= 0.15"] for r in lattice} == {33_908}
+    assert (tmp_path / "lift_table_republican.png").stat().st_size > 1000
+    assert "Table 5" in (tmp_path / "report.md").read_text()
+    assert json.loads((tmp_path / "results.json").read_text())["suite"] == "llds-table5"
