@@ -50,9 +50,8 @@ class TinyTableSelector(SelectorMixin, BaseEstimator):
         self.n_rows_ = len(X)
         complete = X.notna().mean(axis=0).to_numpy()
         self.support_ = complete == complete.max()
-        self.results_ = pd.DataFrame(
-            {"features": [tuple(X.columns[self.support_])], "score": [1.0]}
-        )
+        best = tuple(X.columns[self.support_])
+        self.results_ = pd.DataFrame({"features": [best, ("site",)], "score": [1.0, 0.5]})
         return self
 
     def _get_support_mask(self):
@@ -200,7 +199,10 @@ def test_raw_input_methods_keep_missing_values_and_text(table, tmp_path, monkeyp
     assert (out / "results.csv").exists()
     model = joblib.load(out / "model.joblib")["pipeline"].named_steps["estimator"]
     assert list(model.feature_names_in_) == ["patient", "age", "marker", "noise", "site"]
-    assert "Best results" in (out / "report.html").read_text()
+    page = (out / "report.html").read_text()
+    assert "Best results" in page
+    # The first result with at most 3 features gets its lift table drawn (LLDS modules).
+    assert "Lift table of site" in page and "data:image/png;base64," in page
 
 
 @pytest.mark.parametrize(

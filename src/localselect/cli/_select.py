@@ -503,6 +503,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
             importances=importances,
             labels=y_values,
             warning_lines=warnings_out,
+            data=X if raw else None,
         )
         (out / "report.html").write_text(page)
         written.append("report.html")
@@ -583,7 +584,26 @@ def figure_to_html(fig: Any, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
-def _figures(estimator: Any, names: list[str], labels: Any) -> list[tuple[str, Any]]:
+def _lift_figure(estimator: Any, data: Any, labels: Any) -> list[tuple[str, Any]]:
+    """LLDS: the lift table of the best result with at most 3 features, as a heat map."""
+    results = getattr(estimator, "results_", None)
+    if data is None or not isinstance(results, pd.DataFrame) or "features" not in results:
+        return []
+    small = [f for f in results["features"] if isinstance(f, tuple) and 0 < len(f) <= 3]
+    if not small or not set(small[0]) <= set(data.columns):
+        return []
+    from localselect import plotting
+    from localselect.lift import lift_table
+
+    features = list(small[0])
+    table = lift_table(data[features], labels)
+    caption = f"Lift table of {', '.join(features)}"
+    return [(caption, plotting.plot_lift_table(table))]
+
+
+def _figures(
+    estimator: Any, names: list[str], labels: Any, data: Any = None
+) -> list[tuple[str, Any]]:
     """The figures that apply to this estimator, by duck typing."""
     from localselect import plotting
 
@@ -629,7 +649,7 @@ def _figures(estimator: Any, names: list[str], labels: Any) -> list[tuple[str, A
                 plotting.plot_weight_matrix(weights, feature_names=names, top=min(30, len(names))),
             )
         )
-    return figures
+    return figures + _lift_figure(estimator, data, labels)
 
 
 def _fmt(value: Any) -> str:
@@ -650,6 +670,7 @@ def render_html_report(
     labels: Any = None,
     warning_lines: list[str] | None = None,
     extra_html: str = "",
+    data: Any = None,
 ) -> str:
     """A self-contained HTML page: run summary, tables and the figures as base64 PNG."""
     rows = "".join(
@@ -690,7 +711,7 @@ def render_html_report(
         parts.append("<h2>Best results</h2>")
         parts.append(_table_html(results.head(10)))
     try:
-        figures = _figures(estimator, feature_names, labels)
+        figures = _figures(estimator, feature_names, labels, data)
     except ImportError as exc:
         figures = []
         parts.append(f'<p class="warn">No figures: {html.escape(str(exc))}</p>')
