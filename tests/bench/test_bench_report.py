@@ -40,6 +40,7 @@ def test_markdown_table_escapes_and_aligns():
 
 def test_format_number():
     assert format_number(0.12345, 0.0211) == "0.123 ± 0.021"
+    assert format_number(79.4871, 18.929) == "79.5 ± 18.9"  # percentages: one decimal
     assert format_number(None) == "-"
     assert format_number(float("nan")) == "-"
     assert format_number(7) == "7"

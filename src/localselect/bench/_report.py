@@ -18,19 +18,24 @@ __all__ = ["format_number", "markdown_table", "render_report", "summary_rows"]
 
 
 def format_number(value: Any, std: Any = None, *, digits: int = 3) -> str:
-    """``0.912 ± 0.031``, or ``-`` when missing; integers and text unchanged."""
+    """``0.912 ± 0.031`` or ``79.5 ± 18.9``, or ``-`` when missing; integers and text unchanged.
+
+    Values of at least 10 in magnitude (percentages, seconds) get one decimal,
+    smaller ones ``digits`` decimals; tiny or huge ones scientific notation.
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
+    decimals = digits if abs(value) < 10 else min(digits, 1)
     if isinstance(value, int):
         text = str(value)
     elif value != 0 and (abs(value) >= 10 ** (digits + 2) or abs(value) < 10 ** (-digits)):
         text = f"{value:.{digits - 1}e}"
     else:
-        text = f"{value:.{digits}f}"
+        text = f"{value:.{decimals}f}"
     if std is not None and isinstance(std, (int, float)) and not math.isnan(std):
-        text += f" ± {std:.{digits}f}"
+        text += f" ± {std:.{decimals}f}"
     return text
 
 
