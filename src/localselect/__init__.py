@@ -8,6 +8,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from localselect.base import LocalSelectorMixin
 from localselect.filters import FisherScore, fisher_score
+from localselect.gp import GPLocalFeatureSelection
 from localselect.lfs import LocalFeatureSelection
 from localselect.lift import LiftFeatureSelector
 from localselect.margin import (
@@ -29,6 +30,7 @@ __all__ = [
     "IM4E",
     "BoostedImmigrate",
     "FisherScore",
+    "GPLocalFeatureSelection",
     "IRelief",
     "Immigrate",
     "LiftFeatureSelector",
