@@ -436,14 +436,15 @@ def _profile_branch(
     max_size: int,
     targets: Sequence[int],
     top_k: int,
-) -> tuple[list[dict], int, int]:
+) -> tuple[list[dict], int, int, int]:
     """Every qualifying profile whose first feature is ``root`` (one parallel unit).
 
     Candidates are made by the prefix join of frequent-itemset mining: a profile
     of d + 1 features is counted only when its two d-feature sub-profiles
     sharing the first d - 1 features both survived the match-count bound (a
     necessary condition, since the count is anti-monotone). Returns the
-    records, the candidates counted after level 1 and the qualifying profiles.
+    records, the candidates counted after level 1, the qualifying profiles and the
+    profiles that survived the match-count bound.
     """
     m = items.present.shape[0]
     level1 = np.flatnonzero(items.kept & (items.feature == root))
