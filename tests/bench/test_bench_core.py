@@ -17,8 +17,16 @@ CALLS: list[str] = []
 
 @pytest.fixture
 def toy_suites(monkeypatch):
-    """Register two throw-away suites without touching the real registry."""
-    monkeypatch.setattr(_core, "_SUITES", dict(_core._SUITES))
+    """Register two throw-away suites, and only them, without touching the real registry."""
+    import localselect.bench
+
+    monkeypatch.setattr(_core, "_SUITES", {})
+
+    def only_these():
+        return dict(sorted(_core._SUITES.items()))
+
+    monkeypatch.setattr(_core, "available_suites", only_these)
+    monkeypatch.setattr(localselect.bench, "available_suites", only_these)
     CALLS.clear()
 
     @_core.register_suite("toy", paper="Nobody 2024", description="A toy suite")
@@ -95,8 +103,9 @@ def test_bad_records_and_unknown_suites_raise(toy_suites, tmp_path):
 
 
 def test_run_all_and_collect_results(toy_suites, tmp_path):
-    out = run_all(SuiteContext(quick=True, out=tmp_path), names=["toy"])
-    assert set(out) == {"toy"} and (tmp_path / "toy" / "report.md").exists()
+    out = run_all(SuiteContext(quick=True, out=tmp_path), names=["broken", "toy"])
+    assert out["broken"]["error"].startswith("TypeError")  # reported, and toy still ran
+    assert set(out) == {"broken", "toy"} and (tmp_path / "toy" / "report.md").exists()
     assert [r["suite"] for r in collect_results(tmp_path)] == ["toy"]
     with pytest.raises(FileNotFoundError, match="does not exist"):
         collect_results(tmp_path / "missing")
@@ -115,6 +124,10 @@ def test_cli_bench_run_list_interrupt_and_readme_table(toy_suites, tmp_path, cap
     assert main(["bench", "toy", "--quick", "--out", str(out)]) == 0
     assert "records written" in capsys.readouterr().out
     assert CALLS == ["Sonar", "DNA", "DNA"]  # Sonar came from the cache
+    assert main(["bench", "all", "--quick", "--out", str(tmp_path / "all")]) == 2
+    captured = capsys.readouterr()
+    assert "broken: failed" in captured.out and "1 suite(s) failed: broken" in captured.err
+    assert (tmp_path / "all" / "toy" / "results.json").exists()
     assert main(["bench", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown suite 'nope'" in err

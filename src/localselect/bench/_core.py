@@ -291,15 +291,21 @@ def run_all(ctx: SuiteContext, names: Iterable[str] | None = None) -> dict[str, 
     Returns
     -------
     results : dict
-        Suite name to the dict :func:`run_suite` returned.
+        Suite name to the dict :func:`run_suite` returned or, for a suite that
+        raised, ``{"suite": name, "error": "<type>: <message>"}``: one broken
+        suite does not stop the others (Ctrl-C does).
     """
     import dataclasses
 
     names = list(available_suites()) if names is None else list(names)
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name in names:
         sub = dataclasses.replace(ctx, out=ctx.out / name, notes=[])
-        out[name] = run_suite(name, sub)
+        try:
+            out[name] = run_suite(name, sub)
+        except Exception as exc:
+            logger.warning("suite %s failed", name, exc_info=True)
+            out[name] = {"suite": name, "error": f"{type(exc).__name__}: {exc}"}
     return out
 
 

@@ -176,11 +176,19 @@ def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
     )
     try:
         if args.suite == "all":
+            failed = []
             for name, results in run_all(ctx).items():
+                if "error" in results:
+                    failed.append(name)
+                    console.print(f"{name}: [red]failed[/red]: {results['error']}", soft_wrap=True)
+                    continue
                 console.print(
                     f"{name}: {len(results['records'])} records, {results['seconds']:.1f} s "
-                    f"-> {out / name / 'report.md'}"
+                    f"-> {out / name / 'report.md'}",
+                    soft_wrap=True,
                 )
+            if failed:
+                raise CLIError(f"{len(failed)} suite(s) failed: {', '.join(failed)}")
             return 0
         results = run_suite(args.suite, ctx)
     except KeyboardInterrupt:
