@@ -68,7 +68,7 @@ def subspace_reference(power, abs_corr, gamma):
             scores = np.array([D[j] - sum(abs_corr[j, k] for k in chosen) / eta for j in rest])
             T = scores.mean() + gamma * scores.std()
             h = int(np.argmax(scores))
-            if scores[h] >= T:
+            if scores[h] >= T - 1e-12 * max(abs(T), D.max()):
                 chosen.append(rest[h])
             else:
                 break

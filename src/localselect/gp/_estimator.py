@@ -198,9 +198,10 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
     candidate in a random order drawn from ``random_state``; equal variances,
     powers and scores go to the lowest index; K-NN distance ties go to the
     lower training index; equal votes to the class that sorts first in
-    ``classes_``. Training rows are put in a canonical order (by their sorted
-    values) before the random split, so permuting samples or features permutes
-    the results.
+    ``classes_``. All computations run on a canonical layout of the training
+    data (rows sorted by their sorted values, columns by their values in that
+    row order), so permuting samples or features permutes the results exactly;
+    "lowest index" refers to that layout.
 
     References
     ----------
@@ -365,6 +366,14 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         discrete = self._discrete_mask(n_features)
         rng = check_random_state(self.random_state)
 
+        # Canonical layout: rows sorted by their sorted values (then label), columns
+        # by their values in that row order. Everything below runs on this layout,
+        # so permuting samples or features permutes the results exactly.
+        rows = np.lexsort(np.column_stack([np.sort(X, axis=1), y_idx]).T[::-1])
+        cols = np.lexsort(np.vstack([X[rows][::-1], discrete[None, :]]))
+        self._rows, self._cols = rows, cols
+        X, y_idx, discrete = X[np.ix_(rows, cols)], y_idx[rows], discrete[cols]
+
         center = np.where(discrete, 0.0, X.mean(axis=0))
         scale = np.where(discrete, 1.0, X.std(axis=0))
         scale[~(scale > 1e-12 * np.maximum(np.abs(center), 1.0))] = 1.0
@@ -381,16 +390,13 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         self._abs_corr = np.abs(corr)
 
         self._log(1, "scoring %d samples x %d features (eq. 3)", n_samples, n_features)
-        self.scores_ = discriminative_scores(
+        scores = discriminative_scores(
             Xs, self._y_fit, discrete, scaling=self.score_scaling, n_jobs=self.n_jobs
         )
-        prior_mean = self.scores_.mean(axis=0)
-        Yc = self.scores_ - prior_mean
+        self.scores_ = self._to_input_layout(scores)
+        prior_mean = scores.mean(axis=0)
 
-        # Canonical order (by each row's sorted values, then label) so the random
-        # split is the same whatever the order of samples or features.
-        canonical = np.lexsort(np.column_stack([np.sort(Xs, axis=1), y_idx]).T[::-1])
-        order = canonical[rng.permutation(n_samples)]
+        order = rng.permutation(n_samples)
         n_hold = round(self.holdout_fraction * n_samples)
         n_hold = min(n_hold, n_samples - 1)
         hold, pool = order[:n_hold], order[n_hold:]
@@ -410,12 +416,19 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         # The GP matrices are small (hundreds of rows): BLAS threads only add
         # overhead, and on a busy machine they slow the solves down severalfold.
         with threadpool_limits(limits=1, user_api="blas"):
-            self._algorithm1(Xs, Yc, prior_mean, candidates, hold, rng)
-        self.local_support_ = self._subspaces(Xs)
+            self._algorithm1(Xs, scores, prior_mean, candidates, hold, rng)
+        self.local_support_ = self._to_input_layout(self._subspaces(Xs))
         return self
 
-    def _algorithm1(self, Xs, Yc, prior_mean, candidates, hold, rng):
+    def _to_input_layout(self, A: np.ndarray) -> np.ndarray:
+        """Undo the canonical row and column order of a (n_samples, n_features) array."""
+        out = np.empty_like(A)
+        out[np.ix_(self._rows, self._cols)] = A
+        return out
+
+    def _algorithm1(self, Xs, scores, prior_mean, candidates, hold, rng):
         """Alternate observation selection and hyperparameter fitting (Algorithm 1)."""
+        Yc = scores - prior_mean
         hyper = self._initial_hyperparameters(Xs, Yc, candidates, rng)
         converged = False
         history: list[tuple] = []  # (sorted observations, observations, fit, selection)
@@ -473,14 +486,14 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        self.observation_indices_ = obs
-        self.holdout_indices_ = np.sort(hold)
+        self.observation_indices_ = self._rows[obs]
+        self.holdout_indices_ = np.sort(self._rows[hold])
         self.holdout_mse_ = sel.mse
         self.log_marginal_likelihood_ = res.lml
         self.kernel_ = ConstantKernel(hyper[1], "fixed") * RBF(hyper[0], "fixed") + WhiteKernel(
             hyper[2], "fixed"
         )
-        self._gp = fit_posterior(Xs[obs], self.scores_[obs], prior_mean, hyper)
+        self._gp = fit_posterior(Xs[obs], scores[obs], prior_mean, hyper)
         self._log(1, "%d observations, kernel %s", obs.size, self.kernel_)
 
     # -------------------------------------------------------------- queries
@@ -498,8 +511,13 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         return np.vstack(masks) if masks else np.zeros((0, self.n_features_in_), dtype=bool)
 
     def _standardise(self, X) -> np.ndarray:
-        X = self._validate_for_local(X)
-        return (X - self._center) / self._scale
+        """Validated queries in the canonical column order, standardised."""
+        return (X[:, self._cols] - self._center) / self._scale
+
+    def _to_input_columns(self, A: np.ndarray) -> np.ndarray:
+        out = np.empty_like(A)
+        out[:, self._cols] = A
+        return out
 
     def discriminative_power(self, X):
         """KL divergence of each feature GP's prediction from the reference ``y*``.
@@ -515,10 +533,11 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             ``D_j(x) = KL(N(mu_j(x), s(x)^2) || N(mu*, sigma*^2))`` (sec. 4.3).
         """
         check_is_fitted(self)
-        return self._power(self._standardise(X))
+        X = self._validate_for_local(X)
+        return self._to_input_columns(self._power(self._standardise(X)))
 
     def _local_support_mask(self, X):
-        return self._subspaces((X - self._center) / self._scale)
+        return self._to_input_columns(self._subspaces(self._standardise(X)))
 
     def predict_proba(self, X):
         """Class frequencies among the K nearest training samples in each query's subspace.
@@ -535,9 +554,9 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             the order of ``classes_``.
         """
         check_is_fitted(self)
-        Xs = self._standardise(X)
+        Xs = self._standardise(self._validate_for_local(X))
         n_train = self._X_fit.shape[0]
-        blocks = row_chunks(Xs.shape[0], 8 * (4 * n_train + 8 * Xs.shape[1]))
+        blocks = row_chunks(Xs.shape[0], 8 * (3 * n_train * Xs.shape[1] + 8 * Xs.shape[1]))
         parts = Parallel(n_jobs=self.n_jobs)(
             delayed(_block_proba)(self, Xs[rows]) for rows in blocks
         )
@@ -574,11 +593,13 @@ def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray
 
 def _block_proba(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
     """K-NN votes of a block of queries, each in its own subspace."""
-    mask = _block_subspaces(est, Xs).astype(np.float64)
-    train = est._X_fit
-    # ||m * (q - x)||^2 = sum_j m_j q_j^2 - 2 sum_j m_j q_j x_j + sum_j m_j x_j^2
-    sq = (mask * Xs * Xs).sum(axis=1)[:, None] - 2.0 * (mask * Xs) @ train.T + mask @ (train**2).T
-    np.maximum(sq, 0.0, out=sq)
+    mask = _block_subspaces(est, Xs)
+    # Squared distances in each query's subspace, element by element (no expansion
+    # into products), so a query's distances do not depend on its block.
+    diff = Xs[:, None, :] - est._X_fit[None, :, :]
+    diff *= diff
+    diff *= mask[:, None, :]
+    sq = diff.sum(axis=2)
     k = est.n_neighbors
     nearest = np.argsort(sq, axis=1, kind="stable")[:, :k]
     votes = np.zeros((Xs.shape[0], len(est.classes_)))

@@ -12,7 +12,8 @@ Our choice for the paper's unspecified ``eta``: ``eta = |L| / max_j D(j)``, so
 the penalty is the mean absolute correlation with the features already chosen,
 in units of the query's largest discriminative power (the two terms are then on
 the same scale whatever the reference distribution). Ties go to the lowest
-feature index. Because the order in which features are added does not depend on
+feature index; a score equal to the threshold up to a relative 1e-12 passes.
+Because the order in which features are added does not depend on
 ``gamma``, a larger ``gamma`` gives a prefix of the same sequence: subspaces are
 nested in ``gamma``.
 
@@ -80,7 +81,11 @@ def select_subspaces(
         var = np.where(remaining, (score - mean[:, None]) ** 2, 0.0).sum(axis=1) / n_rem
         best = np.argmax(np.where(remaining, score, -np.inf), axis=1)
         best_score = score[np.arange(active.size), best]
-        accept = best_score >= mean + gamma * np.sqrt(var)
+        # A relative slack of 1e-12 decides exact ties (e.g. two remaining features
+        # with gamma = 1, where the threshold equals the best score) the same way
+        # whatever the rounding.
+        threshold = mean + gamma * np.sqrt(var)
+        accept = best_score >= threshold - 1e-12 * np.maximum(np.abs(threshold), scale[active])
         grow = active[accept]
         mask[grow, best[accept]] = True
         penalty[grow] += abs_corr[best[accept]]

@@ -15,6 +15,7 @@ from localselect.utils.discovery import all_estimators
 INIT_PARAMS: dict[str, dict] = {
     "BoostedImmigrate": {"n_estimators": 3, "max_iter": 2},
     "FisherScore": {"n_features_to_select": 2},
+    "GPLocalFeatureSelection": {"n_neighbors": 3, "max_iter": 5, "random_state": 0},
     "IM4E": {"max_iter": 3},
     "IRelief": {"max_iter": 3},
     "Immigrate": {"max_iter": 3},
