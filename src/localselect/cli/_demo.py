@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 #: Constructor arguments that keep the demo short (seconds per method).
 DEMO_PARAMS: dict[str, dict] = {
     "FisherScore": {"n_features_to_select": 5},
+    "GPLocalFeatureSelection": {"max_observations": 150},
     "LiftFeatureSelector": {
         "max_features": 2,
         "discretizer": KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
