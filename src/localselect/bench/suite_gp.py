@@ -97,15 +97,18 @@ def _baselines(ctx: SuiteContext) -> dict[str, Any]:
             NeighborhoodComponentsAnalysis(random_state=seed)
         ),
     }
-    try:
+    from localselect.bench._baselines import unavailable_baselines
+
+    reason = unavailable_baselines().get("LMNN")
+    if reason is None:
         from metric_learn import LMNN
 
         iters = 100 if ctx.quick else 1000
         methods["LMNN"] = lambda seed: _knn_pipeline(
             LMNN(n_neighbors=3, max_iter=iters, random_state=seed)
         )
-    except ImportError:
-        ctx.note("LMNN + K-NN not run: metric-learn is not installed.")
+    else:
+        ctx.note(f"LMNN + K-NN not run: {reason}.")
     try:
         from localselect.margin import ReliefF
 

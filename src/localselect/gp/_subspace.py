@@ -64,31 +64,40 @@ def select_subspaces(
     mask = np.zeros((n, m), dtype=bool)
     if n == 0 or m == 0:
         return mask
-    rows = np.arange(n)
     first = np.argmax(power, axis=1)
-    mask[rows, first] = True
-    penalty = abs_corr[first].copy()
+    mask[np.arange(n), first] = True
+    # Working arrays hold the queries still growing; they shrink when some stop.
+    rows = np.arange(n)
+    D = power.copy()
+    chosen = mask.copy()
+    penalty = abs_corr[first]
     count = np.ones(n)
     scale = power[rows, first]
-    active = rows
     for _ in range(1, m):
-        if active.size == 0:
+        if rows.size == 0:
             break
-        remaining = ~mask[active]
-        score = power[active] - (scale[active] / count[active])[:, None] * penalty[active]
-        n_rem = remaining.sum(axis=1)
-        mean = np.where(remaining, score, 0.0).sum(axis=1) / n_rem
-        var = np.where(remaining, (score - mean[:, None]) ** 2, 0.0).sum(axis=1) / n_rem
-        best = np.argmax(np.where(remaining, score, -np.inf), axis=1)
-        best_score = score[np.arange(active.size), best]
+        n_left = m - count
+        score = penalty * (-(scale / count))[:, None]
+        score += D
+        score[chosen] = 0.0
+        mean = score.sum(axis=1) / n_left
+        dev = score - mean[:, None]
+        dev[chosen] = 0.0
+        std = np.sqrt(np.einsum("ij,ij->i", dev, dev) / n_left)
+        score[chosen] = -np.inf
+        best = np.argmax(score, axis=1)
+        best_score = score[np.arange(rows.size), best]
         # A relative slack of 1e-12 decides exact ties (e.g. two remaining features
         # with gamma = 1, where the threshold equals the best score) the same way
         # whatever the rounding.
-        threshold = mean + gamma * np.sqrt(var)
-        accept = best_score >= threshold - 1e-12 * np.maximum(np.abs(threshold), scale[active])
-        grow = active[accept]
-        mask[grow, best[accept]] = True
-        penalty[grow] += abs_corr[best[accept]]
+        threshold = mean + gamma * std
+        accept = best_score >= threshold - 1e-12 * np.maximum(np.abs(threshold), scale)
+        grow = np.flatnonzero(accept)
+        chosen[grow, best[grow]] = True
+        mask[rows[grow], best[grow]] = True
+        penalty[grow] += abs_corr[best[grow]]
         count[grow] += 1.0
-        active = grow
+        if grow.size < rows.size:
+            rows, D, chosen, penalty = rows[grow], D[grow], chosen[grow], penalty[grow]
+            count, scale = count[grow], scale[grow]
     return mask
