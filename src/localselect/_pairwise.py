@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn import get_config
 
 __all__ = [
     "DEFAULT_BLOCK_MEMORY",
@@ -42,9 +43,11 @@ __all__ = [
 #: caches and are markedly faster than one large block.
 DEFAULT_BLOCK_MEMORY = 8
 
-#: Default budget, in MiB, for pairwise data kept across iterations (the
-#: ``|x_i - x_j|`` of all pairs is cached only when it fits).
-DEFAULT_WORKING_MEMORY = 256
+#: Fallback budget, in MiB, for pairwise data kept across iterations (the
+#: ``|x_i - x_j|`` of all pairs is cached only when it fits). The default
+#: budget is scikit-learn's ``working_memory`` setting (1024 MiB unless changed
+#: with ``sklearn.set_config``); this value is used only if that is unset.
+DEFAULT_WORKING_MEMORY = 1024
 
 
 def row_chunks(
@@ -171,7 +174,8 @@ class PairDiffs:
     block_memory : float, default=None
         MiB per block; ``None`` uses :data:`DEFAULT_BLOCK_MEMORY`.
     working_memory : float, default=None
-        MiB allowed for the cache; ``None`` uses :data:`DEFAULT_WORKING_MEMORY`.
+        MiB allowed for the cache; ``None`` uses scikit-learn's
+        ``working_memory`` configuration (:data:`DEFAULT_WORKING_MEMORY` if unset).
 
     Attributes
     ----------
@@ -191,7 +195,9 @@ class PairDiffs:
         n, a = X.shape
         self.X = X
         block = (DEFAULT_BLOCK_MEMORY if block_memory is None else block_memory) * 2**20
-        cache = (DEFAULT_WORKING_MEMORY if working_memory is None else working_memory) * 2**20
+        if working_memory is None:
+            working_memory = get_config().get("working_memory") or DEFAULT_WORKING_MEMORY
+        cache = working_memory * 2**20
         per_block = max(1, int(block // (8 * max(a, 1))))
         row_pairs = np.arange(n - 1, -1, -1)
         cum = np.concatenate([[0], np.cumsum(row_pairs)])
@@ -218,8 +224,16 @@ class PairDiffs:
         stored = self._store[k]
         if stored is not None:
             return stored
-        ii, jj = self.blocks[k]
-        F = np.abs(self.X[ii] - self.X[jj])
+        ii, _ = self.blocks[k]
+        # Row i of the block holds the pairs (i, i+1 .. N-1): contiguous slices of X,
+        # written in place (no gathered copies of X).
+        F = np.empty((ii.size, self.X.shape[1]))
+        start = 0
+        for i in range(int(ii[0]), int(ii[-1]) + 1):
+            stop = start + self.X.shape[0] - 1 - i
+            np.subtract(self.X[i + 1 :], self.X[i], out=F[start:stop])
+            start = stop
+        np.abs(F, out=F)
         if self.cached:
             self._store[k] = F
         return F

@@ -141,7 +141,8 @@ def test_margin_vector_matches_reference(seed, outlier, n_classes):
     X, codes, sw, W = _problem(seed, n_classes=n_classes)
     w = np.diag(W).copy()
     z, ent = ref.margin_vector_step(X, codes, w, 0.8, sw, outlier=outlier)
-    step = K.margin_vector_step(X, codes, w, 0.8, sw, outlier=outlier, block_memory=1e-4)
+    pairs = PairDiffs(X, block_memory=1e-4, working_memory=0.0)
+    step = K.margin_vector_step(X, codes, w, 0.8, sw, outlier=outlier, pairs=pairs)
     np.testing.assert_allclose(step.z, z, atol=1e-10)
     assert step.entropy == pytest.approx(ent, abs=1e-10)
 

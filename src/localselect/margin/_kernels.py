@@ -180,7 +180,7 @@ def update_weight_matrix(scatter: Array, *, nonnegative: bool = True) -> Array |
     W : ndarray of shape (A, A) or None
         None when Sigma has no negative eigenvalue (degenerate case).
     """
-    mu, psi = scipy.linalg.eigh(scatter, driver="evd")
+    mu, psi = scipy.linalg.eigh(scatter, driver="evd", check_finite=False)
     eta = np.maximum(-mu, 0.0)
     # Eigenvalues at rounding level of the largest one are zero, not descent directions.
     eta[eta <= 1e-12 * max(np.abs(mu).max(), np.finfo(float).tiny)] = 0.0
@@ -244,7 +244,7 @@ def immigrate(
     n = X.shape[0]
     sw = np.ones(n) if sample_weight is None else sample_weight
     W = W0
-    pairs = PairDiffs(X, block_memory=block_memory)
+    pairs = PairDiffs(X, block_memory=block_memory, working_memory=working_memory)
     costs: list[float] = []
     converged = degenerate = False
     n_iter = 0
@@ -353,7 +353,7 @@ def margin_vector_step(
     sample_weight: Array,
     *,
     outlier: bool = False,
-    block_memory: float | None = None,
+    pairs: PairDiffs | None = None,
     n_jobs: int | None = None,
 ) -> MarginVectorStep:
     """Expected margin vector for the weighted Manhattan distance ``w^T |x_n - x_j|``.
@@ -363,30 +363,41 @@ def margin_vector_step(
     also weighted by I-RELIEF's ``gamma_n = 1 - sum_M f / sum_{j != n} f``,
     ``f = exp(-w^T d / sigma)``: the probability that ``x_n`` is not an outlier
     (Sun 2007), computed from the two log-sum-exps.
+
+    Each pair ``n < j`` is visited once (the distance is symmetric): pass 1
+    fills the ``N x N`` distances, pass 2 adds ``(c_nj + c_jn) |x_n - x_j|``
+    to ``z``. Pass ``pairs`` to reuse cached differences across iterations.
     """
     n, a = X.shape
+    pairs = PairDiffs(X) if pairs is None else pairs
+    blocks = range(len(pairs))
+    Q = np.zeros((n, n))
 
-    def block(rows: slice) -> tuple[Array, float]:
-        D = abs_diff(X[rows], X)
-        q = D @ w
-        hits, misses = hit_miss_masks(codes, rows)
-        alpha = masked_softmax(-q / sigma, hits)
-        beta = masked_softmax(-q / sigma, misses)
-        s = sample_weight[rows]
-        if outlier:
-            lse_all = np.logaddexp(alpha.log_norm, beta.log_norm)
-            s = s * -np.expm1(beta.log_norm - lse_all)
-        coef = (s[:, None] * (beta.probs - alpha.probs)).reshape(-1)
-        z = coef @ D.reshape(-1, a)
-        return z, float(s @ (beta.entropy - alpha.entropy))
+    # einsum, not BLAS gemv: single-threaded and faster for these thin blocks
+    def dist(k: int) -> Array:
+        return np.einsum("ij,j->i", pairs.diffs(k), w)
 
-    parts = _map_blocks(block, row_chunks(n, 2 * n * a * 8, block_memory), n_jobs)
+    for k, q in zip(blocks, _map_blocks(dist, blocks, n_jobs)):
+        ii, jj = pairs.blocks[k]
+        Q[ii, jj] = q
+        Q[jj, ii] = q
+    hits, misses = hit_miss_masks(codes, slice(0, n))
+    alpha = masked_softmax(-Q / sigma, hits)
+    beta = masked_softmax(-Q / sigma, misses)
+    s = sample_weight
+    if outlier:
+        lse_all = np.logaddexp(alpha.log_norm, beta.log_norm)
+        s = s * -np.expm1(beta.log_norm - lse_all)
+    C = s[:, None] * (beta.probs - alpha.probs)
+
+    def part(k: int) -> Array:
+        ii, jj = pairs.blocks[k]
+        return np.einsum("i,ij->j", C[ii, jj] + C[jj, ii], pairs.diffs(k))
+
     z = np.zeros(a)
-    entropy = 0.0
-    for part_z, part_entropy in parts:
-        z += part_z
-        entropy += part_entropy
-    return MarginVectorStep(z, entropy)
+    for piece in _map_blocks(part, blocks, n_jobs):
+        z += piece
+    return MarginVectorStep(z, float(s @ (beta.entropy - alpha.entropy)))
 
 
 class VectorResult(NamedTuple):
@@ -442,11 +453,12 @@ def im4e(
     n, a = X.shape
     sw = np.ones(n) if sample_weight is None else sample_weight
     w = np.full(a, 1.0 / a) if w0 is None else w0
+    pairs = PairDiffs(X, block_memory=block_memory)
     costs: list[float] = []
     converged = degenerate = False
     n_iter = 0
     for it in range(1, max_iter + 1):
-        step = margin_vector_step(X, codes, w, sigma, sw, block_memory=block_memory, n_jobs=n_jobs)
+        step = margin_vector_step(X, codes, w, sigma, sw, pairs=pairs, n_jobs=n_jobs)
         n_iter = it
         w_new = _positive_part_normalised(step.z, ord=1)
         if w_new is None:
@@ -492,13 +504,12 @@ def irelief(
     n, a = X.shape
     sw = np.full(n, 1.0 / n)
     w = np.full(a, 1.0 / np.sqrt(a))
+    pairs = PairDiffs(X, block_memory=block_memory)
     changes: list[float] = []
     converged = degenerate = False
     n_iter = 0
     for it in range(1, max_iter + 1):
-        step = margin_vector_step(
-            X, codes, w, sigma, sw, outlier=True, block_memory=block_memory, n_jobs=n_jobs
-        )
+        step = margin_vector_step(X, codes, w, sigma, sw, outlier=True, pairs=pairs, n_jobs=n_jobs)
         n_iter = it
         w_new = _positive_part_normalised(step.z)
         if w_new is None:
