@@ -37,13 +37,20 @@ logger = logging.getLogger(__name__)
 
 #: Constructor arguments that keep the demo short (seconds per method).
 DEMO_PARAMS: dict[str, dict] = {
+    "BoostedImmigrate": {"n_estimators": 5},
     "FisherScore": {"n_features_to_select": 5},
     "GPLocalFeatureSelection": {"max_observations": 150},
     "LiftFeatureSelector": {
         "max_features": 2,
         "discretizer": KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
     },
+    "IM4E": {"n_features_to_select": 5},
+    "IRelief": {"n_features_to_select": 5},
+    "Immigrate": {"n_features_to_select": 5},
     "LocalFeatureSelection": {"alpha": 5, "n_beta": 10},
+    "Relief": {"n_features_to_select": 5},
+    "ReliefF": {"n_features_to_select": 5},
+    "Simba": {"n_features_to_select": 5},
 }
 
 
