@@ -1,8 +1,9 @@
 """``localselect demo``: every estimator on embedded data, side by side.
 
 Two problems: scikit-learn's breast cancer data (569 x 30, a stratified 70/30
-split) and the LFS paper's synthetic design (two relevant features among
-irrelevant noise, so recovery of the true features can be scored). Global
+split; ``--quick`` keeps a stratified 200 of the samples) and the LFS paper's
+synthetic design (two relevant features among irrelevant noise, so recovery
+of the true features can be scored). Global
 selectors are scored as ``StandardScaler -> selector -> 5-NN``; classifiers
 are scored directly. The table grows as methods land: the list comes from
 :func:`localselect.utils.all_estimators`. A method that fails gets a row
@@ -66,10 +67,15 @@ class DemoProblem:
 
 
 def demo_problems(random_state: int = 0, quick: bool = False) -> list[DemoProblem]:
-    """The embedded demo data sets, split into train and test."""
+    """The embedded demo data sets, split into train and test (``quick``: smaller ones)."""
     data = load_breast_cancer()
+    X_bc, y_bc = data.data, data.target
+    if quick:  # a stratified 200 of the 569 samples keeps the slowest methods to seconds
+        X_bc, _, y_bc, _ = train_test_split(
+            X_bc, y_bc, train_size=200, stratify=y_bc, random_state=random_state
+        )
     Xtr, Xte, ytr, yte = train_test_split(
-        data.data, data.target, test_size=0.3, stratify=data.target, random_state=random_state
+        X_bc, y_bc, test_size=0.3, stratify=y_bc, random_state=random_state
     )
     problems = [DemoProblem("breast_cancer", Xtr, Xte, ytr, yte, list(data.feature_names), None)]
     n_irrelevant = 8 if quick else 20
