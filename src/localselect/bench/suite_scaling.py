@@ -48,8 +48,8 @@ SETTINGS: dict[bool, dict[str, Any]] = {
         "m_grid": (5, 10, 20),
         "n_at_m": 80,
         "repeats": 2,
-        "budget": 10.0,
-        "grace": 10.0,
+        "budget": 3.0,
+        "grace": 5.0,
     },
     False: {
         "n_grid": (100, 200, 400, 800, 1600),
