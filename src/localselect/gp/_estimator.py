@@ -100,10 +100,12 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         which then dominates far from the observations).
     init_hyperparameters : array-like of shape (3,), default=None
         Starting ``(length_scale, signal_variance, noise_variance)`` of the
-        shared kernel (Algorithm 1, Table 4). ``None`` fits them by maximum
-        likelihood on 200 random candidates, starting from
-        ``(sqrt(n_features), v / 2, v / 2)`` with ``v`` the variance of the
-        candidates' scores.
+        shared kernel (Algorithm 1, Table 4), on the standardised inputs. The
+        starting hyperparameters of Algorithm 1 maximise the likelihood on 200
+        random candidates from ``(sqrt(n_features), v / 2, v / 2)`` (``v``: the
+        mean squared centred score) and, if given, from these values; the
+        better likelihood wins (a length scale far below the distances between
+        points has a vanishing gradient and would stay where it starts).
     callback : callable, default=None
         Called after each iteration of Algorithm 1 as
         ``callback(iteration, log_marginal_likelihood)``.
@@ -182,7 +184,8 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
     Algorithm 2: ``|L| / max_j D_j(x)``, i.e. the penalty is the mean absolute
     (Pearson, training-set) correlation with the chosen features, in units of
     the query's largest discriminative power. (5) The starting hyperparameters
-    are fitted on a random subset, not drawn at random.
+    are fitted on a random subset, not drawn at random (see
+    ``init_hyperparameters``).
 
     **Defaults**, measured by 10-fold stratified CV (``random_state=0``, one
     fit per fold, shared 2-core machine) on Breast Cancer (WDBC, 569 x 30) and
@@ -343,6 +346,11 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             )
 
     def _initial_hyperparameters(self, Xs, Yc, candidates, rng) -> np.ndarray:
+        # Maximum likelihood on a random subset of the candidates, from the data-driven
+        # guess (length scale sqrt(n_features), half signal, half noise) and from the
+        # user's start if given; the better likelihood wins. A start whose length scale
+        # is far below the distances between points has a vanishing gradient.
+        starts = []
         if self.init_hyperparameters is not None:
             start = np.asarray(self.init_hyperparameters, dtype=np.float64)
             if start.shape != (3,) or not np.all(np.isfinite(start)) or np.any(start <= 0):
@@ -350,13 +358,12 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
                     "init_hyperparameters must be 3 positive finite numbers (length_scale, "
                     f"signal_variance, noise_variance); got {self.init_hyperparameters!r}."
                 )
-            return start
-        # Data-driven start: maximum likelihood on a random subset of the candidates,
-        # from half signal, half noise and length scale sqrt(n_features).
+            starts.append(start)
         v = max(float(np.mean(Yc[candidates] ** 2)), 1e-6)
         subset = candidates[rng.permutation(candidates.size)[:_INIT_SUBSET]]
-        guess = np.array([np.sqrt(Xs.shape[1]), v / 2.0, v / 2.0])
-        return fit_hyperparameters(Xs[subset], Yc[subset], guess).hyper
+        starts.append(np.array([np.sqrt(Xs.shape[1]), v / 2.0, v / 2.0]))
+        fits = [fit_hyperparameters(Xs[subset], Yc[subset], s) for s in starts]
+        return max(fits, key=lambda f: f.lml).hyper
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
