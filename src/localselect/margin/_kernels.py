@@ -22,6 +22,8 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 from numpy.typing import NDArray
+from scipy.spatial.distance import pdist, squareform
+from sklearn import get_config
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
 from sklearn.utils.parallel import Parallel, delayed
@@ -605,8 +607,17 @@ def relieff(
     counts = np.bincount(codes, minlength=n_classes)
     priors = counts / n
 
+    # The distance matrix is symmetric: when it fits scikit-learn's working memory,
+    # compute each pair once (pdist); otherwise rows of it per block.
+    full = None
+    if n * n * 8 <= (get_config().get("working_memory") or 1024) * 2**20:
+        full = squareform(pdist(Xs, metric="cityblock"))
+
     def block(rows: slice) -> Array:
-        dist = pairwise_distances(Xs[rows], Xs, metric="manhattan")
+        if full is not None:
+            dist = full[rows].copy()
+        else:
+            dist = pairwise_distances(Xs[rows], Xs, metric="manhattan")
         dist[np.arange(dist.shape[0]), np.arange(rows.start, rows.stop)] = np.inf
         block_codes = codes[rows]
         total = np.zeros(a)
