@@ -66,7 +66,11 @@ class Simba(_FeatureWeightSelector):
     randomly drawn sample. We take full-batch steps (the mean gradient over all
     samples, then ``w`` rescaled to unit max-norm), which needs no per-sample
     Python loop and makes the result deterministic (no ``random_state``).
-    Misses pool all other classes; ties between equally near neighbours go to
+    The margin is not smooth (neighbours switch as ``w`` changes), so the
+    batch iteration often cycles with changes of ``w`` above ``tol`` while the
+    ranking of the weights is stable; ``max_iter`` then ends it with a
+    ``ConvergenceWarning``. Misses pool all other classes; ties between
+    equally near neighbours go to
     the lower sample index; a zero distance contributes no gradient. Time
     O(N^2 A) per pass, memory bounded by row blocks.
 
