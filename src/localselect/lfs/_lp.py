@@ -125,7 +125,9 @@ def prepare_lfs_lp(a: FloatArray, b: FloatArray, alpha: int) -> LFSProgram:
     inf = _take(-b, ninf, alpha, tiebreak=a)
     inf_b = float(b[inf].sum())
     scale = float(np.abs(a).max() + np.abs(b).max()) * alpha + 1e-300
-    return LFSProgram(a, b, alpha, max(eps_max_of(b, alpha), inf_b), scale, zero, inf)
+    # eps_max is the b-sum of the maximiser itself (not eps_max_of's sorted sum, which
+    # can exceed it by an ulp), so epsilon = eps_max is reached exactly by ``inf``.
+    return LFSProgram(a, b, alpha, inf_b, scale, zero, inf)
 
 
 def _bracket(
@@ -155,6 +157,8 @@ def _bracket(
     for n_iter in range(1, 10 * a.size + 100):  # noqa: B007 - finite by construction
         a_lo, b_lo = float(a[lo].sum()), float(b[lo].sum())
         a_hi, b_hi = float(a[hi].sum()), float(b[hi].sum())
+        if b_hi <= b_lo:  # the two inner solutions coincide in b: nothing left to bracket
+            break
         lam = (a_hi - a_lo) / (b_hi - b_lo)
         c = a - lam * b
         line = a_lo - lam * b_lo
