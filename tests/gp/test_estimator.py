@@ -151,7 +151,11 @@ def test_strings_pandas_constant_and_discrete_features():
         ({"n_neighbors": 500}, "n_neighbors=500 is larger than the 160 training samples"),
         ({"gamma": np.inf}, "gamma"),
         ({"gamma": np.nan}, "gamma"),
+        ({"gamma": -np.inf}, "gamma"),
         ({"reference_std": 0.0}, "reference_std"),
+        ({"reference_std": -0.1}, "reference_std"),
+        ({"reference_std": np.inf}, "reference_std"),
+        ({"reference_mean": np.nan}, "reference_mean"),
         ({"n_medoids": 200}, "n_medoids=200 exceeds"),
         ({"init_hyperparameters": [1.0, -1.0, 0.1]}, "3 positive finite numbers"),
         ({"discrete_features": [0, 9]}, r"indices must lie in \[0, 8\)"),
@@ -182,6 +186,60 @@ def test_bad_data(problem):
     est = GPLocalFeatureSelection(random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :3])
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"gamma": np.inf}, "gamma"),
+        ({"gamma": np.nan}, "gamma"),
+        ({"reference_std": 0.0}, "reference_std"),
+        ({"reference_std": -1.0}, "reference_std"),
+        ({"n_neighbors": 161}, "n_neighbors=161 is larger than the 160 training samples"),
+    ],
+)
+def test_bad_query_parameters_set_after_fit(problem, params, message):
+    # gamma, y* and K act on queries only, so set_params after fit must not slip
+    # past validation (an infinite gamma used to give one-feature subspaces, a
+    # negative reference_std NaN powers).
+    X, y, _ = problem
+    est = copy.deepcopy(GPLocalFeatureSelection(random_state=0).fit(X, y)).set_params(**params)
+    for query in (est.predict, est.get_local_support, est.discriminative_power):
+        with pytest.raises(ValueError, match=message):
+            query(X[:3])
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_non_finite_queries(fitted, problem, value):
+    X, _, _ = problem
+    Q = X[:3].copy()
+    Q[1, 2] = value
+    for query in (
+        fitted.predict,
+        fitted.predict_proba,
+        fitted.get_local_support,
+        fitted.discriminative_power,
+    ):
+        with pytest.raises(ValueError, match=r"NaN|infinity"):
+            query(Q)
+
+
+def test_constant_feature_scores_zero_and_finite_power_at_new_values():
+    # Constant on the training set: score 0 everywhere; queries with other values
+    # of that feature still get finite powers and are classified.
+    X, y, _ = make_subspace_classification(
+        120, n_features=6, n_classes=2, n_subspaces=2, subspace_size=2, random_state=1
+    )
+    X[:, 4] = 2.5
+    est = GPLocalFeatureSelection(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(est.scores_[:, 4], 0.0)
+    Q = X[:10].copy()
+    Q[:, 4] = np.linspace(-100.0, 100.0, 10)
+    power = est.discriminative_power(Q)
+    assert np.all(np.isfinite(power))
+    # Its GP mean is exactly the prior 0, the least power any feature can have.
+    np.testing.assert_array_equal(power[:, 4], power.min(axis=1))
+    assert set(est.predict(Q)) <= set(est.classes_)
 
 
 def test_init_hyperparameters_are_the_start(problem):

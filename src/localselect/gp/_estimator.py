@@ -534,7 +534,18 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         return np.vstack(masks) if masks else np.zeros((0, self.n_features_in_), dtype=bool)
 
     def _standardise(self, X) -> np.ndarray:
-        """Validated queries in the canonical column order, standardised."""
+        """Validated queries in the canonical column order, standardised.
+
+        Also re-checks the parameters that act on queries only (``gamma``,
+        ``reference_mean``, ``reference_std``, ``n_neighbors``), which
+        ``set_params`` may have changed since ``fit``.
+        """
+        self._validate_params()
+        if self.n_neighbors > self._X_fit.shape[0]:
+            raise ValueError(
+                f"n_neighbors={self.n_neighbors} is larger than the {self._X_fit.shape[0]} "
+                "training samples; pass n_neighbors <= n_samples."
+            )
         return (X[:, self._cols] - self._center) / self._scale
 
     def _to_input_columns(self, A: np.ndarray) -> np.ndarray:
