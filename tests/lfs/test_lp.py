@@ -173,3 +173,35 @@ class TestRounding:
                 assert drawn is None
             else:
                 np.testing.assert_array_equal(exact, drawn)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_candidate_reduction_is_exact(kind):
+    """lp_candidates drops only features no LP solution uses: the reduced solve (what
+    solve_lfs_lp does for large M) returns the vertex of the full search, and HiGHS
+    agrees on the objective."""
+    from localselect.lfs._lp import lp_candidates, prepare_lfs_lp, solve_prepared
+
+    rng = np.random.default_rng(100 + KINDS.index(kind))
+    n_reduced = 0
+    for t in range(12):
+        M = int(rng.choice([300, 1000, 3000]))
+        alpha = int(rng.choice([1, 2, 5, 19, 30]))
+        a, b, _, _ = _instance(np.random.default_rng(t), kind)
+        a = np.resize(a, M) * rng.choice([1.0, 1.0, 0.5], M)  # long vectors, ties kept
+        b = np.resize(b, M) * rng.choice([1.0, 1.0, 0.5], M)
+        keep = lp_candidates(a, b, alpha)
+        n_reduced += keep is not None
+        full = prepare_lfs_lp(a, b, alpha)
+        for beta in (0.05, 0.3, 0.77, 1.0):
+            eps = beta * full.eps_max if full.eps_max > 0 else full.eps_max
+            ref = solve_prepared(full, eps)
+            sol = solve_lfs_lp(a, b, alpha=alpha, epsilon=eps)
+            np.testing.assert_allclose(sol.x, ref.x, atol=1e-12)
+            assert abs(sol.fun - ref.fun) <= 1e-12 * max(1.0, abs(ref.fun))
+            if keep is not None:
+                assert np.all(ref.x[np.setdiff1d(np.arange(M), keep)] == 0)
+        if t < 3:
+            _, fun_highs = highs_lp(a, b, alpha, eps)
+            assert abs(sol.fun - fun_highs) <= 1e-9 * max(1.0, abs(fun_highs))
+    assert n_reduced > 0 or kind in {"integer_ties", "signed_ties"}

@@ -80,3 +80,28 @@ def test_weights_match_loops(n_jobs):
     b_ref = sum(W[2, j] * (X[2] - X[j]) ** 2 for j in opp_j) / len(opp_j)
     np.testing.assert_allclose(a, a_ref, rtol=1e-12)
     np.testing.assert_allclose(b, b_ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "integer", "duplicates", "scaled"])
+def test_nearest_votes_match_exact_differences(kind):
+    """The Gram-screened votes equal votes on exactly computed distances, ties included."""
+    from localselect.lfs._regions import nearest_votes
+    from localselect.lfs._weights import subspace_sq_distances
+
+    rng = np.random.default_rng(["gaussian", "integer", "duplicates", "scaled"].index(kind))
+    for k in (1, 4, 7, 19):
+        if kind == "integer":  # binary/ternary data: many exact ties
+            B = rng.integers(0, 3, (120, k)).astype(float)
+        elif kind == "duplicates":
+            B = np.repeat(rng.standard_normal((40, k)), 3, axis=0)
+        elif kind == "scaled":  # large offset: Gram cancellation is severe
+            B = 1e4 + rng.standard_normal((120, k)) * 1e-3
+        else:
+            B = rng.standard_normal((120, k))
+        rows = rng.choice(len(B), 50, replace=False)
+        same = rng.random(len(B)) < 0.5
+        sq = subspace_sq_distances(B[rows], B)
+        sq[np.arange(rows.size), rows] = np.inf
+        expected = nn_votes(sq, same)
+        got = nearest_votes(B[rows], B, same, exclude=rows)
+        np.testing.assert_array_equal(got, expected)

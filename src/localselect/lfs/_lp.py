@@ -24,6 +24,7 @@ steps suffice in practice (about 8 for M = 10,000).
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import NamedTuple
 
 import numpy as np
@@ -32,10 +33,12 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "LFSProgram",
     "LPSolution",
+    "lp_candidates",
     "prepare_lfs_lp",
     "round_solution",
     "solve_lfs_lp",
     "solve_prepared",
+    "solve_sweep",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -102,7 +105,60 @@ def eps_max_of(b: FloatArray, alpha: int) -> float:
     return float(top[: max(n_pos, 1)].sum())
 
 
-def prepare_lfs_lp(a: FloatArray, b: FloatArray, alpha: int) -> LFSProgram:
+def lp_candidates(a: FloatArray, b: FloatArray, alpha: int) -> IntArray | None:
+    """Features that can be selected by some inner solution; None when no reduction pays.
+
+    A feature ``m`` with at least ``alpha`` features ``j`` of ``a_j < a_m`` and
+    ``b_j >= b_m`` has a strictly larger cost ``a_m - lam b_m`` than each of
+    them for every ``lam >= 0`` (and ranks after them in both end-point
+    orders), so it is never among the ``<= alpha`` cheapest features an inner
+    solution takes, never in an optimal vertex the search builds, and never in
+    the maximiser of LP (8). Dropping such features leaves the program's
+    solution unchanged (indices map back in order, so ties still go to the
+    lower index).
+
+    The test is conservative: features are sorted by ``a`` and cut into
+    blocks (never splitting equal ``a``); a feature is dropped when its ``b``
+    is at most the ``alpha``-th largest ``b`` of all earlier blocks. Time
+    O(M log M); the kept set is about one block plus ``alpha log(M / block)``
+    features for unstructured ``a``, ``b``.
+
+    Returns
+    -------
+    keep : ndarray of int or None
+        Sorted indices of the kept features, or None when ``M <= 8 alpha``
+        (or fewer than half the features would go).
+    """
+    M = a.size
+    if max(8 * alpha, 256) >= M:
+        return None
+    order = np.argsort(a, kind="stable")
+    a_sorted, b_sorted = a[order], b[order]
+    size = max(4 * alpha, -(-M // 256))
+    starts = np.unique(np.searchsorted(a_sorted, a_sorted[::size], side="left"))
+    bounds = np.append(starts, M)
+    drop = np.zeros(M, dtype=bool)
+    top = np.empty(0)
+    for lo, hi in pairwise(bounds):
+        block = b_sorted[lo:hi]
+        if top.size >= alpha:
+            drop[lo:hi] = block <= top[0]  # top[0]: the alpha-th largest b before this block
+        merged = np.concatenate((top, block))
+        top = np.partition(merged, merged.size - alpha)[-alpha:] if merged.size > alpha else merged
+        top = np.sort(top) if top.size >= alpha else top
+    if 2 * np.count_nonzero(drop) < M:
+        return None
+    return np.sort(order[~drop])
+
+
+def cost_scale(a: FloatArray, b: FloatArray, alpha: int) -> float:
+    """Magnitude of the costs ``a - lam b``, for the stopping test of the search."""
+    return float(np.abs(a).max() + np.abs(b).max()) * min(alpha, a.size) + 1e-300
+
+
+def prepare_lfs_lp(
+    a: FloatArray, b: FloatArray, alpha: int, *, scale: float | None = None
+) -> LFSProgram:
     """The parts of LP (9) shared by every ``epsilon``: ``eps_max`` and the end points.
 
     Parameters
@@ -111,6 +167,10 @@ def prepare_lfs_lp(a: FloatArray, b: FloatArray, alpha: int) -> LFSProgram:
         Objective and constraint vectors (finite).
     alpha : int
         Upper bound on ``sum(f)``, at least 1.
+    scale : float, optional
+        Magnitude of the costs for the stopping test; by default from ``a``
+        and ``b``. Pass the full program's value when ``a``, ``b`` are the
+        :func:`lp_candidates` of a larger program, so both stop alike.
 
     Returns
     -------
@@ -124,14 +184,18 @@ def prepare_lfs_lp(a: FloatArray, b: FloatArray, alpha: int) -> LFSProgram:
     ninf = int(np.count_nonzero((b > 0) | ((b == 0) & (a < 0))))
     inf = _take(-b, ninf, alpha, tiebreak=a)
     inf_b = float(b[inf].sum())
-    scale = float(np.abs(a).max() + np.abs(b).max()) * alpha + 1e-300
+    if scale is None:
+        scale = cost_scale(a, b, alpha)
     # eps_max is the b-sum of the maximiser itself (not eps_max_of's sorted sum, which
     # can exceed it by an ulp), so epsilon = eps_max is reached exactly by ``inf``.
     return LFSProgram(a, b, alpha, inf_b, scale, zero, inf)
 
 
 def _bracket(
-    prog: LFSProgram, eps: float, lower: IntArray | None = None
+    prog: LFSProgram,
+    eps: float,
+    lower: IntArray | None = None,
+    upper: IntArray | None = None,
 ) -> tuple[IntArray, IntArray | None, float, int]:
     """Inner solutions on both sides of the optimal multiplier.
 
@@ -140,18 +204,29 @@ def _bracket(
     the inner problem there, and stop when nothing beats the two lines. It
     visits each inner solution at most once, so it terminates.
 
+    ``lower`` and ``upper`` optionally warm-start the search with inner
+    solutions (optimal for some multiplier), e.g. those of a smaller epsilon:
+    each is used on the side of ``eps`` its ``b^T f`` falls.
+
     Returns ``(right, left, lam, n_iter)``: ``right`` reaches ``eps``, ``left``
     does not (None when the multiplier is 0 and ``right`` is optimal alone).
     """
     a, b, alpha = prog.a, prog.b, prog.alpha
-    lo = prog.zero if lower is None else lower
+    lo = prog.zero
     if float(b[lo].sum()) >= eps:
-        if lower is None:
-            return lo, None, 0.0, 0
-        lo = prog.zero
-        if float(b[lo].sum()) >= eps:
-            return lo, None, 0.0, 0
+        return lo, None, 0.0, 0
     hi = prog.inf
+    b_lo = float(b[lo].sum())
+    b_hi = float(b[hi].sum())
+    for warm in (lower, upper):
+        if warm is None:
+            continue
+        b_w = float(b[warm].sum())
+        if b_w >= eps:
+            if b_w < b_hi:
+                hi, b_hi = warm, b_w
+        elif b_w > b_lo:
+            lo, b_lo = warm, b_w
     n_iter = 0
     lam = 0.0
     for n_iter in range(1, 10 * a.size + 100):  # noqa: B007 - finite by construction
@@ -265,17 +340,27 @@ def _to_single_fraction(f: FloatArray, j: int, l: int, bc: FloatArray) -> FloatA
 
 
 def solve_prepared(
-    prog: LFSProgram, epsilon: float, *, lower: IntArray | None = None
+    prog: LFSProgram,
+    epsilon: float,
+    *,
+    lower: IntArray | None = None,
+    upper: IntArray | None = None,
 ) -> LPSolution:
     """Solve LP (9) for one ``epsilon`` given :func:`prepare_lfs_lp`'s output.
 
     ``epsilon`` must not exceed ``prog.eps_max`` (beyond a relative 1e-12
-    slack, within which it is treated as ``eps_max``). ``lower`` optionally
-    warm-starts the search with an inner solution whose ``b^T f`` is below
-    ``epsilon`` (the previous, smaller ``epsilon``'s left solution).
+    slack, within which it is treated as ``eps_max``). ``lower`` and
+    ``upper`` optionally warm-start the search with inner solutions (index
+    arrays), e.g. a smaller ``epsilon``'s (see :func:`solve_sweep`).
     """
+    return _solve(prog, epsilon, lower, upper)[0]
+
+
+def _solve(
+    prog: LFSProgram, epsilon: float, lower: IntArray | None, upper: IntArray | None
+) -> tuple[LPSolution, IntArray, IntArray | None]:
     eps = min(float(epsilon), prog.eps_max)
-    right, left, lam, n_iter = _bracket(prog, eps, lower)
+    right, left, lam, n_iter = _bracket(prog, eps, lower, upper)
     f_right = np.zeros(prog.a.size)
     f_right[right] = 1.0
     if left is None:
@@ -284,7 +369,24 @@ def solve_prepared(
         f_left = np.zeros(prog.a.size)
         f_left[left] = 1.0
         x = _finish(f_right, f_left, prog.b, eps, prog.alpha)
-    return LPSolution(x, float(prog.a @ x), float(lam), n_iter)
+    return LPSolution(x, float(prog.a @ x), float(lam), n_iter), right, left
+
+
+def solve_sweep(prog: LFSProgram, epsilons: FloatArray) -> list[LPSolution]:
+    """Solve LP (9) for increasing ``epsilons``, each search warm-started by the last.
+
+    The inner solutions that bracket one epsilon's multiplier are inner
+    solutions for the next, so each search starts from them instead of the
+    end points; the multipliers (and hence the optimal values) are those of
+    independent searches.
+    """
+    out = []
+    right: IntArray | None = None
+    left: IntArray | None = None
+    for eps in epsilons:
+        sol, right, left = _solve(prog, float(eps), left, right)
+        out.append(sol)
+    return out
 
 
 def solve_lfs_lp(a: ArrayLike, b: ArrayLike, *, alpha: int, epsilon: float) -> LPSolution:
@@ -351,9 +453,19 @@ def solve_lfs_lp(a: ArrayLike, b: ArrayLike, *, alpha: int, epsilon: float) -> L
         raise ValueError(f"alpha must be an integer >= 1; got {alpha!r}.")
     if not np.isfinite(epsilon):
         raise ValueError(f"epsilon must be finite; got {epsilon!r}.")
-    prog = prepare_lfs_lp(a_arr, b_arr, int(alpha))
+    alpha = min(int(alpha), a_arr.size)
+    keep = lp_candidates(a_arr, b_arr, alpha)
+    if keep is None:
+        prog = prepare_lfs_lp(a_arr, b_arr, alpha)
+        check_feasible(prog, float(epsilon))
+        return solve_prepared(prog, float(epsilon))
+    # Exact reduction to the features some inner solution can take (lp_candidates).
+    prog = prepare_lfs_lp(a_arr[keep], b_arr[keep], alpha, scale=cost_scale(a_arr, b_arr, alpha))
     check_feasible(prog, float(epsilon))
-    return solve_prepared(prog, float(epsilon))
+    sol = solve_prepared(prog, float(epsilon))
+    x = np.zeros(a_arr.size)
+    x[keep] = sol.x
+    return LPSolution(x, float(a_arr @ x), sol.multiplier, sol.n_iter)
 
 
 def check_feasible(prog: LFSProgram, epsilon: float) -> None:

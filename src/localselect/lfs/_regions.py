@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from localselect.lfs._weights import subspace_sq_distances
+from localselect._pairwise import row_chunks
+from localselect.lfs._weights import _block_memory, subspace_sq_distances
 
-__all__ = ["local_score", "nn_votes", "sphere_radius"]
+__all__ = ["local_score", "nearest_votes", "nn_votes", "sphere_radius"]
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -70,6 +71,78 @@ def nn_votes(sq: FloatArray, same: BoolArray) -> BoolArray:
     return n_same > tied.sum(axis=1) - n_same
 
 
+#: Below this many features the direct differences are as fast as the Gram route.
+_GRAM_MIN_FEATURES = 4
+
+
+def nearest_votes(
+    A: FloatArray, B: FloatArray, same: BoolArray, exclude: IntArray | None = None
+) -> BoolArray:
+    """:func:`nn_votes` of the rows of ``A`` against the points ``B``, exactly, via BLAS.
+
+    Squared distances are first estimated by the Gram expansion
+    ``|a|^2 + |b|^2 - 2 a.b`` (one matrix product). Its rounding error is at
+    most ``(2k + 10) u (|a|^2 + |b|^2)`` for ``k`` features and unit roundoff
+    ``u``, so every point that can be a nearest neighbour lies within twice
+    that bound (times a safety factor 4) of the estimated row minimum. Only
+    those candidates are recomputed exactly, as sums of squared differences
+    in the order of :func:`~localselect.lfs._weights.subspace_sq_distances`,
+    and the ties and votes are taken on the exact values: the result is that
+    of ``nn_votes(subspace_sq_distances(A, B), same)``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_rows, k)
+    B : ndarray of shape (n_points, k)
+    same : ndarray of shape (n_points,), dtype=bool
+        Points of the representative's class.
+    exclude : ndarray of shape (n_rows,), dtype=int, optional
+        For each row, a column of ``B`` left out (the row's own point).
+    """
+    n_a, k = A.shape
+    if k < _GRAM_MIN_FEATURES or n_a == 0:
+        sq = subspace_sq_distances(A, B)
+        if exclude is not None:
+            sq[np.arange(n_a), exclude] = np.inf
+        return nn_votes(sq, same)
+    out = np.empty(n_a, dtype=bool)
+    norm_b = np.einsum("ij,ij->i", B, B)
+    for rows in row_chunks(n_a, 16 * B.shape[0], _block_memory()):
+        out[rows] = _gram_votes(
+            A[rows], B, norm_b, same, None if exclude is None else exclude[rows]
+        )
+    return out
+
+
+def _gram_votes(
+    A: FloatArray,
+    B: FloatArray,
+    norm_b: FloatArray,
+    same: BoolArray,
+    exclude: IntArray | None,
+) -> BoolArray:
+    n_a, k = A.shape
+    norm_a = np.einsum("ij,ij->i", A, A)
+    approx = A @ B.T
+    approx *= -2.0
+    approx += norm_a[:, None]
+    approx += norm_b[None, :]
+    if exclude is not None:
+        approx[np.arange(n_a), exclude] = np.inf
+    tol = 4.0 * (2 * k + 10) * np.finfo(np.float64).eps * (norm_a + norm_b.max())
+    rows, cols = np.nonzero(approx <= (approx.min(axis=1) + 2.0 * tol)[:, None])
+    exact = np.zeros(rows.size)
+    for col_a, col_b in zip(A.T, B.T):
+        diff = col_a[rows] - col_b[cols]
+        exact += diff * diff
+    row_min = np.full(n_a, np.inf)
+    np.minimum.at(row_min, rows, exact)
+    tied = exact <= row_min[rows]
+    n_tied = np.bincount(rows, weights=tied, minlength=n_a)
+    n_same = np.bincount(rows, weights=tied & same[cols], minlength=n_a)
+    return n_same > n_tied - n_same
+
+
 def local_score(
     X: FloatArray, i: int, feats: IntArray, same: BoolArray, gamma: float
 ) -> tuple[float, float]:
@@ -81,17 +154,31 @@ def local_score(
     class, ``FAR`` points of other classes classified as ``i``'s class; the score
     is ``DR / N_same - FAR / N_other`` (sec. 3.2, the authors' code).
 
+    Only training points within ``2 r`` of ``x_i`` are searched for the
+    neighbours of the other points inside the sphere: a point ``p`` at
+    ``d(p, x_i) <= r`` has its nearest neighbours no farther than ``x_i``, so
+    within ``d(p, x_i) + r <= 2 r`` of ``x_i`` (triangle inequality; a relative
+    1e-9 margin covers rounding). ``x_i``'s own neighbours come from the
+    distances already computed.
+
     Returns
     -------
     radius, score : float
     """
     Z = X[:, feats]
-    dist = np.sqrt(subspace_sq_distances(Z[i : i + 1], Z)[0])
+    sq_i = subspace_sq_distances(Z[i : i + 1], Z)[0]
+    dist = np.sqrt(sq_i)
     r = sphere_radius(dist, same, gamma)
     inside = np.flatnonzero(dist <= r)
-    sq = subspace_sq_distances(Z[inside], Z)
-    sq[np.arange(inside.size), inside] = np.inf  # leave the point itself out
-    classified = nn_votes(sq, same)
+    others = inside[inside != i]
+    cols = np.flatnonzero(dist <= 2.0 * r * (1.0 + 1e-9))
+    row_i = sq_i.copy()
+    row_i[i] = np.inf
+    classified = np.empty(inside.size, dtype=bool)
+    classified[inside != i] = nearest_votes(
+        Z[others], Z[cols], same[cols], exclude=np.searchsorted(cols, others)
+    )
+    classified[inside == i] = nn_votes(row_i[None, :], same)
     n_same = int(same.sum())
     dr = int(np.count_nonzero(classified & same[inside]))
     far = int(np.count_nonzero(classified & ~same[inside]))

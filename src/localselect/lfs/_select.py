@@ -6,8 +6,15 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+from threadpoolctl import threadpool_limits
 
-from localselect.lfs._lp import prepare_lfs_lp, round_solution, solve_prepared
+from localselect.lfs._lp import (
+    cost_scale,
+    lp_candidates,
+    prepare_lfs_lp,
+    round_solution,
+    solve_sweep,
+)
 from localselect.lfs._regions import local_score
 from localselect.lfs._weights import class_distances
 
@@ -54,24 +61,29 @@ def select_representative(
     the smallest beta.
     """
     a, b = class_distances(X, i, same_row, w_row)
-    prog = prepare_lfs_lp(a, b, alpha)
+    alpha = min(alpha, a.size)
+    keep = lp_candidates(a, b, alpha)
+    if keep is None:
+        prog = prepare_lfs_lp(a, b, alpha)
+    else:  # an exact reduction: dropped features are in no LP solution (see lp_candidates)
+        prog = prepare_lfs_lp(a[keep], b[keep], alpha, scale=cost_scale(a, b, alpha))
     rng = np.random.default_rng(seed) if rounding == "random" else None
     scored: dict[bytes, tuple[float, float]] = {}
     best: tuple[float, int, IntArray, float] | None = None
-    n_lp_iter = 0
-    lower = None
-    for n in range(1, n_beta + 1):
-        beta = n / n_beta
-        eps = beta * prog.eps_max
-        sol = solve_prepared(prog, eps, lower=lower)
-        n_lp_iter += sol.n_iter
+    epsilons = np.arange(1, n_beta + 1) / n_beta * prog.eps_max
+    solutions = solve_sweep(prog, epsilons)
+    n_lp_iter = sum(sol.n_iter for sol in solutions)
+    for n, (eps, sol) in enumerate(zip(epsilons, solutions), start=1):
+        eps = min(float(eps), prog.eps_max)
         draws = None
         if rng is not None:
             n_frac = int(np.count_nonzero((sol.x > 0) & (sol.x < 1)))
             draws = rng.random((n_rounding, n_frac))
-        feats = round_solution(sol.x, a, b, alpha=prog.alpha, epsilon=eps, draws=draws)
+        feats = round_solution(sol.x, prog.a, prog.b, alpha=alpha, epsilon=eps, draws=draws)
         if feats is None:
             continue
+        if keep is not None:
+            feats = keep[feats]
         key = feats.tobytes()
         if key not in scored:
             scored[key] = local_score(X, i, feats, same_row, gamma)
@@ -92,7 +104,13 @@ def select_block(
     seeds: NDArray[np.int64],
     **params,
 ) -> list[RepresentativeResult]:
-    """:func:`select_representative` for a block of representatives (one joblib task)."""
-    return [
-        select_representative(X, int(i), same[i], W[i], seed=int(seeds[i]), **params) for i in reps
-    ]
+    """:func:`select_representative` for a block of representatives (one joblib task).
+
+    BLAS runs single-threaded inside: its products here are small (the
+    leave-one-out screens), and threads only contend with joblib's workers.
+    """
+    with threadpool_limits(limits=1, user_api="blas"):
+        return [
+            select_representative(X, int(i), same[i], W[i], seed=int(seeds[i]), **params)
+            for i in reps
+        ]

@@ -4,29 +4,44 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn import get_config
 from sklearn.utils.parallel import Parallel, delayed
+
+from localselect._pairwise import DEFAULT_BLOCK_MEMORY, row_chunks
 
 __all__ = ["class_distances", "lfs_weights", "subspace_sq_distances"]
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
-#: Elements of one (rows x N x features) block of pairwise differences.
-_BLOCK = 2_000_000
+
+def _block_memory() -> float:
+    """MiB of one pairwise block: the smaller of our cache-friendly default and
+    scikit-learn's ``working_memory`` setting."""
+    return float(min(DEFAULT_BLOCK_MEMORY, get_config()["working_memory"]))
 
 
 def subspace_sq_distances(A: FloatArray, B: FloatArray) -> FloatArray:
     """Squared Euclidean distances between the rows of ``A`` and ``B``, by differences.
 
-    Computed as sums of squared coordinate differences (not the Gram
-    expansion), in row blocks, so equal pairs of points give exactly equal
-    distances: nearest-neighbour ties on discrete data stay ties.
+    Computed as sums of squared coordinate differences, feature after feature
+    (not the Gram expansion), so equal pairs of points give exactly equal
+    distances (nearest-neighbour ties on discrete data stay ties) and the
+    summation order is that of ``sum((a_m - b_m) ** 2 for m in features)``.
+    Temporaries are bounded by row blocks of :func:`~localselect._pairwise.row_chunks`.
     """
-    out = np.empty((A.shape[0], B.shape[0]))
-    step = max(1, _BLOCK // max(1, B.shape[0] * max(1, A.shape[1])))
-    for start in range(0, A.shape[0], step):
-        block = A[start : start + step, None, :] - B[None, :, :]
-        out[start : start + step] = np.einsum("ijk,ijk->ij", block, block)
+    n_a, n_b = A.shape[0], B.shape[0]
+    out = np.zeros((n_a, n_b))
+    if n_a == 0 or n_b == 0 or A.shape[1] == 0:
+        return out
+    BT = np.ascontiguousarray(B.T)
+    for rows in row_chunks(n_a, 8 * n_b, _block_memory()):
+        acc = out[rows]
+        tmp = np.empty_like(acc)
+        for col_a, col_b in zip(A[rows].T, BT):
+            np.subtract(col_a[:, None], col_b[None, :], out=tmp)
+            np.multiply(tmp, tmp, out=tmp)
+            acc += tmp
     return out
 
 
