@@ -139,6 +139,7 @@ def test_fitted_attributes():
         ({"tau": 0}, "tau"),
         ({"sigma": 0.0}, "sigma"),
         ({"rounding": "round"}, "rounding"),
+        ({"n_candidates": 0}, "n_candidates"),
     ],
 )
 def test_bad_parameters(params, match):
@@ -160,3 +161,47 @@ def test_bad_data():
             LocalFeatureSelection().fit(Xb, y)
     with pytest.raises(ValueError, match="features"):
         LocalFeatureSelection(alpha=2, n_beta=3).fit(X, y).predict(X[:, :3])
+
+
+def test_all_points_as_candidates_is_the_exact_method():
+    """Issue #8: n_candidates at least the largest class gives the exact method's fit."""
+    X, y = _small(7, n=30)
+    exact = LocalFeatureSelection(alpha=3, n_beta=6).fit(X, y)
+    cand = LocalFeatureSelection(alpha=3, n_beta=6, n_candidates=30).fit(X, y)
+    assert exact.candidates_ is None
+    assert cand.candidates_.shape == (30, 30)
+    np.testing.assert_array_equal(cand.local_support_, exact.local_support_)
+    np.testing.assert_allclose(cand.radii_, exact.radii_, rtol=1e-12)
+    np.testing.assert_allclose(cand.predict_proba(X), exact.predict_proba(X), atol=1e-12)
+
+
+def test_nearest_candidates_are_the_nearest_per_class():
+    from localselect.lfs._select import nearest_candidates
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.repeat([0, 1, 2], [20, 15, 5])
+    universe = nearest_candidates(X, y, 6)
+    d = np.linalg.norm(X[:, None] - X[None], axis=2)
+    for i in range(len(X)):
+        row = universe[i][universe[i] >= 0]
+        assert i in row and np.all(np.diff(row) > 0)
+        for c in range(3):
+            members = np.flatnonzero((y == c) & (np.arange(40) != i))
+            expected = members[np.argsort(d[i, members], kind="stable")[: min(6, members.size)]]
+            np.testing.assert_array_equal(
+                np.sort(row[(y[row] == c) & (row != i)]), np.sort(expected)
+            )
+
+
+def test_candidates_do_not_depend_on_n_jobs_and_classify():
+    X, y, _ = make_lfs_synthetic(160, 10, random_state=2)
+    kw = dict(alpha=2, n_beta=5, n_candidates=20, rounding="random", n_rounding=50, random_state=3)
+    one = LocalFeatureSelection(**kw).fit(X[:120], y[:120])
+    two = LocalFeatureSelection(n_jobs=2, **kw).fit(X[:120], y[:120])
+    np.testing.assert_array_equal(one.local_support_, two.local_support_)
+    np.testing.assert_array_equal(one.predict_proba(X[120:]), two.predict_proba(X[120:]))
+    assert one.score(X[120:], y[120:]) > 0.8
+    assert set(np.argsort(-one.feature_importances_)[:2]) == {0, 1}
+    far = np.full((3, X.shape[1]), 40.0)  # in no sphere: the neighbour-rule fallback
+    assert np.all(np.isfinite(one.predict_proba(far)))

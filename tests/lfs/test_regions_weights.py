@@ -105,3 +105,18 @@ def test_nearest_votes_match_exact_differences(kind):
         expected = nn_votes(sq, same)
         got = nearest_votes(B[rows], B, same, exclude=rows)
         np.testing.assert_array_equal(got, expected)
+
+
+def test_local_weights_over_all_points_match_lfs_weights():
+    from localselect.lfs._weights import local_weights
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((25, 6))
+    y = rng.integers(0, 3, 25)
+    support = rng.random((25, 6)) < 0.4
+    support[3] = False  # an empty subset among them
+    same = y[:, None] == y[None, :]
+    W = lfs_weights(X, same, support, sigma=0.7)
+    for i in (0, 3, 17):
+        w = local_weights(X, i, same[i], support, sigma=0.7)
+        np.testing.assert_allclose(w, W[i], rtol=1e-10, atol=1e-14)

@@ -14,7 +14,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions, fit_context
 from localselect.base import LocalSelectorMixin
-from localselect.lfs._select import select_block
+from localselect.lfs._regions import nn_votes
+from localselect.lfs._select import nearest_candidates, select_block, select_block_candidates
 from localselect.lfs._weights import lfs_weights, subspace_sq_distances
 
 __all__ = ["LocalFeatureSelection"]
@@ -59,6 +60,16 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         Bernoulli vectors as the paper does.
     n_rounding : int, default=2000
         Number of Bernoulli draws per LP when ``rounding="random"``.
+    n_candidates : int or None, default=None
+        ``None`` runs the exact method: every training point enters each
+        representative's weights (eq. (10)), distances ``a``, ``b`` (eq. (5)),
+        radius and leave-one-out score. An integer restricts all of these, and
+        the neighbour rule of eq. (11) at prediction, to the representative's
+        candidates: its ``n_candidates`` nearest training points of every
+        class (full-space Euclidean distance, found once). For large
+        ``n_samples``; see Notes for the cost and docs/lfs.md for the
+        measured accuracy. With ``n_candidates`` at least the largest class
+        size the result equals the exact method's (up to rounding).
     random_state : int, RandomState instance or None, default=None
         Seeds the random rounding (one seed per representative and iteration,
         drawn up front, so results do not depend on ``n_jobs``). Unused with
@@ -93,6 +104,10 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         Training data, kept for prediction.
     y_fit_ : ndarray of shape (n_samples_fit,)
         Training labels as indices into ``classes_``.
+    candidates_ : ndarray of shape (n_samples_fit, n_universe) or None
+        With ``n_candidates``: row ``i`` holds ``i`` and its candidate
+        points (training indices, increasing, padded with -1). None for the
+        exact method.
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -137,11 +152,21 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
     Inputs are used as given: the paper z-scores them first (use a
     ``StandardScaler``), and ``sigma`` is scale dependent.
 
-    **Complexity.** Per iteration: weights O(U N^2 k) for U distinct subsets
-    of up to ``k = alpha`` features (O(N^3) in the worst case); per
-    representative O(N M) for ``a`` and ``b``, O(M) per LP search step, and
-    O(n_in N k) for the leave-one-out score. Memory O(N^2 + N M).
-    Prediction O(U n_query N k).
+    **Complexity.** Exact method (``n_candidates=None``), per iteration:
+    weights O(U N^2 k) for U distinct subsets of up to ``k = alpha`` features
+    (O(N^3) in the worst case); per representative O(N M) for ``a`` and
+    ``b``, O(M log M) to drop the features no LP solution can use, O(M') per
+    LP search step on the M' that remain, and O(n_in N k) for the
+    leave-one-out score. Memory O(N^2 + N M), pairwise blocks bounded by
+    scikit-learn's ``working_memory``. Prediction O(U n_query N k).
+
+    With ``n_candidates = c`` and K = 1 + c n_classes candidates per
+    representative: a neighbour search, then per iteration and representative
+    O(K^2 k) for the weights, O(K M) for ``a``, ``b``, and O(n_beta K^2 k)
+    for the scores: O(N K (M + n_beta K k)) in all, linear in N. Memory
+    O(N (K + M)); no N x N array is formed. Prediction O(n_query N k) for
+    the spheres plus O(K k) per query and region that holds it (per query and
+    region when no region holds it).
 
     References
     ----------
@@ -171,6 +196,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         "n_beta": [Interval(Integral, 1, None, closed="left")],
         "rounding": [StrOptions({"exact", "random"})],
         "n_rounding": [Interval(Integral, 1, None, closed="left")],
+        "n_candidates": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -186,6 +212,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         n_beta=20,
         rounding="exact",
         n_rounding=2000,
+        n_candidates=None,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -197,6 +224,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         self.n_beta = n_beta
         self.rounding = rounding
         self.n_rounding = n_rounding
+        self.n_candidates = n_candidates
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -238,7 +266,6 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         n, m = X.shape
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, 2**31 - 1, size=(self.tau, n)).astype(np.int64)
-        same = y_enc[:, None] == y_enc[None, :]
         support = np.zeros((n, m), dtype=bool)
         params = {
             "alpha": int(self.alpha),
@@ -249,13 +276,33 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         }
         n_blocks = 1 if self.n_jobs in (None, 1) else min(n, 4 * abs(int(self.n_jobs)))
         blocks = [blk for blk in np.array_split(np.arange(n), n_blocks) if blk.size]
+        if self.n_candidates is None:
+            same = y_enc[:, None] == y_enc[None, :]
+            universe = None
+        else:
+            universe = nearest_candidates(X, y_enc, int(self.n_candidates), self.n_jobs)
         self.n_iter_ = 0
         for it in range(self.tau):
-            W = lfs_weights(X, same, support, sigma=float(self.sigma), n_jobs=self.n_jobs)
             parallel = Parallel(n_jobs=self.n_jobs if n_blocks > 1 else None)
-            parts = parallel(
-                delayed(select_block)(X, blk, same, W, seeds[it], **params) for blk in blocks
-            )
+            if universe is None:
+                W = lfs_weights(X, same, support, sigma=float(self.sigma), n_jobs=self.n_jobs)
+                parts = parallel(
+                    delayed(select_block)(X, blk, same, W, seeds[it], **params) for blk in blocks
+                )
+            else:
+                parts = parallel(
+                    delayed(select_block_candidates)(
+                        X,
+                        y_enc,
+                        support,
+                        universe,
+                        blk,
+                        seeds[it],
+                        sigma=float(self.sigma),
+                        **params,
+                    )
+                    for blk in blocks
+                )
             results = [r for part in parts for r in part]
             new_support = np.zeros((n, m), dtype=bool)
             for i, res in enumerate(results):
@@ -280,6 +327,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         self.betas_ = np.array([r.beta for r in results])
         self.local_scores_ = np.array([r.score for r in results])
         self.feature_importances_ = support.mean(axis=0)
+        self.candidates_ = universe
         self.X_fit_ = X
         self.y_fit_ = y_enc
         return self
@@ -297,6 +345,40 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         inverse = inverse.ravel()
         return [(np.flatnonzero(row), active[inverse == g]) for g, row in enumerate(uniq)]
 
+    def _region_votes(self, Q, i, rows):
+        """Whether region ``i``'s neighbour rule votes for its class, for queries ``rows``.
+
+        Nearest-candidate form of eq. (11): the nearest of the region's
+        candidate points (``candidates_[i]``) in its subspace.
+        """
+        feats = np.flatnonzero(self.local_support_[i])
+        U = self.candidates_[i]
+        U = U[U >= 0]
+        sq = subspace_sq_distances(Q[rows][:, feats], self.X_fit_[U][:, feats])
+        return nn_votes(sq, self.y_fit_[U] == self.y_fit_[i])
+
+    def _similarities_candidates(self, X, eta):
+        n_classes = self.classes_.size
+        active = np.flatnonzero(self.local_support_.any(axis=1))
+        S = np.empty((X.shape[0], n_classes))
+        for start in range(0, X.shape[0], _QUERY_BLOCK):
+            Q = X[start : start + _QUERY_BLOCK]
+            sphere = np.zeros((Q.shape[0], n_classes))
+            for i in active:
+                feats = np.flatnonzero(self.local_support_[i])
+                sq = subspace_sq_distances(Q[:, feats], self.X_fit_[i : i + 1, feats])[:, 0]
+                rows = np.flatnonzero(np.sqrt(sq) <= self.radii_[i])
+                if rows.size:
+                    sphere[rows, self.y_fit_[i]] += self._region_votes(Q, i, rows)
+            none = np.flatnonzero(~sphere.any(axis=1))
+            if none.size:  # no region votes: every region by its neighbour rule alone
+                nearest = np.zeros((none.size, n_classes))
+                for i in active:
+                    nearest[:, self.y_fit_[i]] += self._region_votes(Q, i, none)
+                sphere[none] = nearest
+            S[start : start + Q.shape[0]] = sphere / eta
+        return S
+
     def _similarities(self, X):
         """``S_c`` of eq. (11) for validated ``X``: shape (n_queries, n_classes)."""
         n_classes = self.classes_.size
@@ -305,6 +387,8 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
             self.y_fit_[self.local_support_.any(axis=1)], minlength=n_classes
         ).astype(np.float64)
         eta[eta == 0] = np.inf  # a class without active regions gets similarity 0
+        if getattr(self, "candidates_", None) is not None:
+            return self._similarities_candidates(X, eta)
         S = np.empty((X.shape[0], n_classes))
         groups = self._groups()
         for start in range(0, X.shape[0], _QUERY_BLOCK):
@@ -374,17 +458,20 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         groups = self._groups()
         if not groups:
             return mask
-        # Distance of each query to each region's centre, over radius.
-        ratio = np.full((n_q, self.X_fit_.shape[0]), np.inf)
-        for feats, reps in groups:
-            sq = subspace_sq_distances(X[:, feats], self.X_fit_[reps][:, feats])
-            ratio[:, reps] = np.sqrt(sq) / self.radii_[reps]
-        inside = ratio <= 1.0
-        mask = (inside.astype(np.int64) @ self.local_support_.astype(np.int64)) > 0
-        outside = ~inside.any(axis=1)
-        if outside.any():
-            closest = np.argmin(ratio[outside], axis=1)
-            mask[outside] = self.local_support_[closest]
+        for start in range(0, n_q, _QUERY_BLOCK):  # bounds memory at block x n_train
+            Q = X[start : start + _QUERY_BLOCK]
+            # Distance of each query to each region's centre, over radius.
+            ratio = np.full((Q.shape[0], self.X_fit_.shape[0]), np.inf)
+            for feats, reps in groups:
+                sq = subspace_sq_distances(Q[:, feats], self.X_fit_[reps][:, feats])
+                ratio[:, reps] = np.sqrt(sq) / self.radii_[reps]
+            inside = ratio <= 1.0
+            block = (inside.astype(np.int64) @ self.local_support_.astype(np.int64)) > 0
+            outside = ~inside.any(axis=1)
+            if outside.any():
+                closest = np.argmin(ratio[outside], axis=1)
+                block[outside] = self.local_support_[closest]
+            mask[start : start + Q.shape[0]] = block
         return mask
 
     def __sklearn_tags__(self):

@@ -6,6 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
 
 from localselect.lfs._lp import (
@@ -16,9 +17,15 @@ from localselect.lfs._lp import (
     solve_sweep,
 )
 from localselect.lfs._regions import local_score
-from localselect.lfs._weights import class_distances
+from localselect.lfs._weights import class_distances, local_weights
 
-__all__ = ["RepresentativeResult", "select_block", "select_representative"]
+__all__ = [
+    "RepresentativeResult",
+    "nearest_candidates",
+    "select_block",
+    "select_block_candidates",
+    "select_representative",
+]
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -114,3 +121,80 @@ def select_block(
             select_representative(X, int(i), same[i], W[i], seed=int(seeds[i]), **params)
             for i in reps
         ]
+
+
+def nearest_candidates(
+    X: FloatArray, y: NDArray[np.intp], n_candidates: int, n_jobs: int | None = None
+) -> NDArray[np.intp]:
+    """Each sample's candidate points: its ``n_candidates`` nearest of every class.
+
+    Nearest in the full feature space (Euclidean), found per class with
+    :class:`~sklearn.neighbors.NearestNeighbors` (memory bounded by
+    scikit-learn's ``working_memory``). A sample is never its own candidate;
+    a class with fewer members contributes all of them; equal distances are
+    ordered as the neighbour search returns them (deterministic for given data).
+
+    Returns
+    -------
+    universe : ndarray of shape (n_samples, n_universe), dtype=int
+        Row ``i`` holds ``i`` and its candidates in increasing order, padded
+        with -1 at the end (rows of classes of different sizes differ in length).
+    """
+    n = X.shape[0]
+    classes = np.unique(y)
+    parts = []
+    for c in classes:
+        members = np.flatnonzero(y == c)
+        k = min(n_candidates + 1, members.size)
+        nn = NearestNeighbors(n_neighbors=k, n_jobs=n_jobs).fit(X[members])
+        idx = members[nn.kneighbors(X, return_distance=False)]
+        # Rows of class c drop themselves (or, among more than k duplicates, the last
+        # neighbour); other rows drop the extra (k-th) neighbour when c has more.
+        own = y == c
+        drop = np.zeros(idx.shape, dtype=bool)
+        drop[own] = idx[own] == np.flatnonzero(own)[:, None]
+        drop[own & ~drop.any(axis=1), -1] = True
+        if members.size > n_candidates:
+            drop[~own, -1] = True
+        parts.append((idx, drop))
+    width = 1 + sum(p[0].shape[1] for p in parts)
+    universe = np.full((n, width), -1, dtype=np.intp)
+    universe[:, 0] = np.arange(n)
+    col = 1
+    for idx, drop in parts:
+        vals = np.where(drop, -1, idx)
+        universe[:, col : col + idx.shape[1]] = vals
+        col += idx.shape[1]
+    # Sort each row ascending with the -1 padding moved to the end.
+    key = np.where(universe < 0, n, universe)
+    universe = np.take_along_axis(universe, np.argsort(key, axis=1, kind="stable"), axis=1)
+    used = (universe >= 0).sum(axis=0) > 0
+    return universe[:, used]
+
+
+def select_block_candidates(
+    X: FloatArray,
+    y: NDArray[np.intp],
+    support: BoolArray,
+    universe: NDArray[np.intp],
+    reps: IntArray,
+    seeds: NDArray[np.int64],
+    *,
+    sigma: float,
+    **params,
+) -> list[RepresentativeResult]:
+    """Weights (eq. (10)) and :func:`select_representative` on each representative's
+    candidate points only (``universe`` from :func:`nearest_candidates`)."""
+    out = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for i in reps:
+            U = universe[i]
+            U = U[U >= 0]
+            i_loc = int(np.searchsorted(U, i))
+            X_loc = X[U]
+            same_loc = y[U] == y[i]
+            w = local_weights(X_loc, i_loc, same_loc, support[U], sigma=sigma)
+            out.append(
+                select_representative(X_loc, i_loc, same_loc, w, seed=int(seeds[i]), **params)
+            )
+    return out

@@ -9,7 +9,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import DEFAULT_BLOCK_MEMORY, row_chunks
 
-__all__ = ["class_distances", "lfs_weights", "subspace_sq_distances"]
+__all__ = ["class_distances", "lfs_weights", "local_weights", "subspace_sq_distances"]
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -157,3 +157,68 @@ def class_distances(
     a = w_row[same_idx] @ diff2[same_idx] / (n_same - 1)
     b = w_row[opp_idx] @ diff2[opp_idx] / n_opp
     return a, b
+
+
+def local_weights(
+    X_local: FloatArray,
+    i: int,
+    same_row: BoolArray,
+    support_local: BoolArray,
+    *,
+    sigma: float,
+) -> FloatArray:
+    """Eq. (10) weights of one representative over its own candidate points.
+
+    The nearest-candidate form of :func:`lfs_weights`: the representative
+    ``X_local[i]``, its candidates (the other rows of ``X_local``) and the
+    previous subsets of all of them (``support_local``). For every row ``p``,
+    ``d_p(j) = ||f_p * (x_i - x_j)||`` over the candidates ``j``; the weight of
+    ``j`` averages ``exp(-(d_p(j) - min_v d_p(v))^2 / sigma)`` over ``p``, the
+    minimum taken over ``j``'s side, and is normalised to sum 1 on each side.
+    With every training point a candidate this is :func:`lfs_weights`' row
+    ``i`` (up to rounding: differences here, Gram products there).
+
+    Parameters
+    ----------
+    X_local : ndarray of shape (n_local, n_features)
+    i : int
+        Row of the representative in ``X_local``.
+    same_row : ndarray of shape (n_local,), dtype=bool
+        Rows of the representative's class (itself included).
+    support_local : ndarray of shape (n_local, n_features), dtype=bool
+        Previous subsets of the rows.
+    sigma : float
+
+    Returns
+    -------
+    w : ndarray of shape (n_local,)
+        ``w[i] = 0``. Time O(n_local^2 k) for subsets of at most ``k`` features.
+    """
+    n, m = X_local.shape
+    sizes = support_local.sum(axis=1)
+    k = int(sizes.max()) if n else 0
+    if k == 0:
+        e_mean = np.ones(n)
+    else:
+        rows, cols = np.nonzero(support_local)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        pad = np.full((n, k), m)
+        pad[rows, np.arange(rows.size) - starts[rows]] = cols
+        diff2 = np.zeros((n, m + 1))
+        diff2[:, :m] = (X_local - X_local[i]) ** 2
+        d = np.sqrt(diff2[:, pad].sum(axis=2))  # d[j, p]
+        others = np.arange(n) != i
+        same_side = same_row & others
+        d_same = np.where(same_side[:, None], d, np.inf).min(axis=0)
+        d_opp = np.where(~same_row[:, None], d, np.inf).min(axis=0)
+        dmin = np.where(same_row[:, None], d_same[None, :], d_opp[None, :])
+        with np.errstate(invalid="ignore"):
+            e = np.exp(-((d - dmin) ** 2) / sigma)
+        e_mean = np.nan_to_num(e, nan=0.0).mean(axis=1)
+    w = e_mean.copy()
+    w[i] = 0.0
+    for side in (same_row, ~same_row):
+        total = w[side].sum()
+        if total > 0:
+            w[side] /= total
+    return w
