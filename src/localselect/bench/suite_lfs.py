@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -151,12 +157,14 @@ def fig4(ctx: SuiteContext) -> list[dict[str, Any]]:
 
 
 def _measure(fit) -> tuple[float, float]:
-    """Wall time (best of two) and peak traced memory (MiB) of ``fit()``."""
+    """Wall time (best of two when a fit takes under 30 s) and peak traced memory (MiB)."""
     times = []
     for _ in range(2):
         t = time.perf_counter()
         fit()
         times.append(time.perf_counter() - t)
+        if times[0] > 30:
+            break
     tracemalloc.start()
     fit()
     peak = tracemalloc.get_traced_memory()[1] / 2**20
@@ -164,11 +172,80 @@ def _measure(fit) -> tuple[float, float]:
     return min(times), peak
 
 
+def _load() -> str:
+    """The 1-minute load average (the machine is shared: read timings beside it)."""
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+#: Fits LFSpy (the public Python port) on the authors' sample data in another
+#: interpreter: LFSpy needs numpy < 2 and scipy < 1.11 (``linprog`` with
+#: ``method="interior-point"``), which this package's environment does not have.
+_LFSPY_SCRIPT = """
+import json, sys, time
+import numpy as np
+from LFSpy import LocalFeatureSelection
+d = np.load(sys.argv[1])
+est = LocalFeatureSelection(rr_seed=20)
+t = time.perf_counter(); est.fit(d["X_train"], d["y_train"]); fit = time.perf_counter() - t
+acc = float(np.mean(est.predict(d["X_test"]) == d["y_test"]))
+print(json.dumps({"fit_seconds": fit, "test_accuracy": acc}))
+"""
+
+
+def _lfspy_records(ctx: SuiteContext, n: int, m: int) -> list[dict[str, Any]]:
+    """Same-run fit times of LFSpy and of ours on the first ``n`` samples, ``m`` features."""
+    python = os.environ.get("LOCALSELECT_LFSPY_PYTHON")
+    if not python:
+        ctx.note(
+            "LFSpy speed ratio: set LOCALSELECT_LFSPY_PYTHON to an interpreter with "
+            "LFSpy 1.0.4, numpy<2 and scipy<1.11 (it cannot share this environment)."
+        )
+        return []
+
+    X_tr, y_tr, X_te, y_te = load_lfs_sample()
+    X_tr, y_tr, X_te = X_tr[:n, :m], y_tr[:n].astype(int), X_te[:, :m]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "data.npz"  # the same arrays for both, written for LFSpy
+        np.savez(path, X_train=X_tr, y_train=y_tr, X_test=X_te, y_test=y_te.astype(int))
+        proc = subprocess.run(
+            [python, "-c", _LFSPY_SCRIPT, str(path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=3600,
+        )
+    if proc.returncode != 0:
+        ctx.note(f"LFSpy failed: {proc.stderr.strip().splitlines()[-1:]}")
+        return []
+    theirs = json.loads(proc.stdout.strip().splitlines()[-1])
+    t = time.perf_counter()
+    ours = LocalFeatureSelection(n_jobs=1).fit(X_tr, y_tr)
+    t_ours = time.perf_counter() - t
+    return [
+        {
+            "table": "speed vs LFSpy",
+            "dataset": f"lfs_sample first {n} samples, {m} features",
+            "method": method,
+            "metric": "fit seconds",
+            "value": value,
+            "test_accuracy": acc,
+            "speedup_vs_lfspy": theirs["fit_seconds"] / value,
+            "load_avg": _load(),
+        }
+        for method, value, acc in (
+            ("LFSpy 1.0.4", theirs["fit_seconds"], theirs["test_accuracy"]),
+            ("LFS (ours, n_jobs=1)", t_ours, float(ours.score(X_te, y_te))),
+        )
+    ]
+
+
 @register_suite(
     "lfs-perf",
     paper=PAPER,
     description="Fit time (best of two runs) and peak traced memory: the authors' sample "
-    "data, N=100 M=10,000, and scaling in M and N.",
+    "data, N=100 M=10,000, scaling in M and N, n_jobs 2 versus 1, and LFSpy.",
 )
 def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
     records = []
@@ -184,6 +261,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
             "value": t,
             "peak_mib": mem,
             "test_accuracy": acc,
+            "load_avg": _load(),
         }
     )
     rng = np.random.default_rng(ctx.random_state)
@@ -203,6 +281,181 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
                 "peak_mib": mem,
                 "n_samples": n,
                 "n_features": m,
+                "load_avg": _load(),
+            }
+        )
+    # n_jobs 2 versus 1, same data, back to back (issue #8: >= 1.7x at N=400, M=1,000).
+    n, m = (120, 300) if ctx.quick else (400, 1000)
+    X, y, _ = make_lfs_synthetic(n, m - 2, random_state=int(rng.integers(2**31 - 1)))
+    times = {}
+    for jobs in (1, 2, 1, 2):
+        t = time.perf_counter()
+        LocalFeatureSelection(n_jobs=jobs).fit(X, y)
+        times[jobs] = min(times.get(jobs, np.inf), time.perf_counter() - t)
+    for jobs in (1, 2):
+        records.append(
+            {
+                "table": "n_jobs",
+                "dataset": f"synthetic N={n} M={m}",
+                "method": f"LFS, n_jobs={jobs}",
+                "metric": "fit seconds",
+                "value": times[jobs],
+                "speedup_vs_1_job": times[1] / times[jobs],
+                "load_avg": _load(),
+            }
+        )
+    if not ctx.quick:
+        records += _lfspy_records(ctx, 40, 60)
+    return records
+
+
+#: Runs one fit in a fresh interpreter and reports its peak resident memory.
+_RSS_SCRIPT = """
+import json, resource, sys, time
+from localselect.datasets import make_lfs_synthetic
+from localselect.lfs import LocalFeatureSelection
+n, m, nc, seed = (int(v) for v in sys.argv[1:5])
+X, y, _ = make_lfs_synthetic(n, m - 2, random_state=seed)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t = time.perf_counter()
+LocalFeatureSelection(n_candidates=nc if nc > 0 else None, n_jobs=1).fit(X, y)
+fit = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"fit_seconds": fit, "peak_rss_mib": peak, "rss_before_fit_mib": before}))
+"""
+
+
+def _rss_fit(n: int, m: int, n_candidates: int | None, seed: int) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _RSS_SCRIPT, str(n), str(m), str(n_candidates or 0), str(seed)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _synthetic_accuracy(n: int, n_candidates: int | None, seed: int) -> dict[str, Any]:
+    X, y, _ = make_lfs_synthetic(n + 1000, 98, random_state=seed)
+    t = time.perf_counter()
+    est = LocalFeatureSelection(n_candidates=n_candidates).fit(X[:n], y[:n])
+    fit = time.perf_counter() - t
+    return {"fit_seconds": fit, "accuracy": float(est.score(X[n:], y[n:]))}
+
+
+def _table1_errors(name: str, alphas: list[int], variants: list[int | None], seed: int):
+    """Test errors (%) of each ``n_candidates`` variant and alpha on one Table 1 split."""
+    X, y = _prepare(name)
+    n_train, n_test = load_published("lfs_table1")["table2_train_test"][name]
+    rng = np.random.default_rng(seed)
+    n_test = min(n_test, len(y) - n_train)
+    while True:
+        order = rng.permutation(len(y))
+        train, test = order[:n_train], order[n_train : n_train + n_test]
+        if (
+            np.unique(y).size == np.unique(y[train]).size
+            and np.bincount(np.unique(y[train], return_inverse=True)[1]).min() >= 2
+        ):
+            break
+    X_train, X_test = X[train], X[test]
+    if name in _NOISY:
+        X_train = np.hstack([X_train, rng.standard_normal((n_train, 100))])
+        X_test = np.hstack([X_test, rng.standard_normal((len(test), 100))])
+    X_train, X_test = _zscore(X_train, X_test)
+    return [
+        [
+            100.0
+            * (
+                1.0
+                - LocalFeatureSelection(alpha=a, n_candidates=nc)
+                .fit(X_train, y[train])
+                .score(X_test, y[test])
+            )
+            for a in alphas
+        ]
+        for nc in variants
+    ]
+
+
+@register_suite(
+    "lfs-scale",
+    paper=PAPER,
+    description="LFS for large N (issue #8): the nearest-candidate option (n_candidates) "
+    "against the exact method (accuracy on Table 1 data and synthetic data), fit time at "
+    "N=5,000 and peak memory at N=20,000 (M=100).",
+)
+def scale(ctx: SuiteContext) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    # Accuracy cost on Table 1 data (quick protocol: few splits, two alphas).
+    variants: list[int | None] = [None, 10, 25]
+    alphas = [5] if ctx.quick else [5, 19]
+    n_splits = 1 if ctx.quick else 2
+    names = ["Sonar"] if ctx.quick else list(_TABLE1)
+    seeds = ctx.seeds(len(_TABLE1) * n_splits)
+    for k, name in enumerate(_TABLE1):
+        if name not in names or not ctx.wants(name):
+            continue
+        try:
+            errs = np.array(
+                [
+                    ctx.cached(
+                        {"suite": "lfs-scale", "dataset": name, "split": s, "alphas": alphas},
+                        lambda name=name, s=s, k=k: _table1_errors(
+                            name, alphas, variants, seeds[k * n_splits + s]
+                        ),
+                    )
+                    for s in ctx.progress(range(n_splits), name)
+                ]
+            )  # (split, variant, alpha)
+        except (FileNotFoundError, OSError) as exc:
+            ctx.note(f"lfs-scale {name}: data not available ({exc})")
+            continue
+        mean = errs.mean(axis=0)  # (variant, alpha)
+        for v, nc in enumerate(variants):
+            best = int(np.argmin(mean[v]))
+            records.append(
+                {
+                    "table": "n_candidates accuracy cost (Table 1 data)",
+                    "dataset": name,
+                    "method": "LFS exact" if nc is None else f"LFS, n_candidates={nc}",
+                    "metric": "error (%)",
+                    "value": float(mean[v, best]),
+                    "alpha": alphas[best],
+                    "n_splits": n_splits,
+                    "minus_exact": float(mean[v, best] - mean[0].min()),
+                }
+            )
+    # Synthetic data large enough for the option to matter, where the exact method runs.
+    seed = ctx.seeds(1)[0]
+    sizes = [300] if ctx.quick else [1000]
+    for n in sizes:
+        for nc in (None, 25, 50):
+            res = _synthetic_accuracy(n, nc, seed)
+            records.append(
+                {
+                    "table": "n_candidates accuracy cost (synthetic, M=100, 1,000 test)",
+                    "dataset": f"synthetic N={n} M=100",
+                    "method": "LFS exact" if nc is None else f"LFS, n_candidates={nc}",
+                    "metric": "test accuracy",
+                    "value": res["accuracy"],
+                    "fit_seconds": res["fit_seconds"],
+                    "load_avg": _load(),
+                }
+            )
+    # Fit time and peak resident memory, each fit in a fresh interpreter.
+    big = [(600, 20), (1200, 20)] if ctx.quick else [(5000, 50), (20_000, 50)]
+    for n, nc in ctx.progress(big, "large N"):
+        res = _rss_fit(n, 100, nc, seed)
+        records.append(
+            {
+                "table": "large N (M=100)",
+                "dataset": f"synthetic N={n} M=100",
+                "method": f"LFS, n_candidates={nc}, n_jobs=1",
+                "metric": "fit seconds",
+                "value": res["fit_seconds"],
+                "peak_rss_mib": res["peak_rss_mib"],
+                "rss_before_fit_mib": res["rss_before_fit_mib"],
+                "load_avg": _load(),
             }
         )
     return records
