@@ -450,7 +450,15 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         out[np.ix_(self._rows, self._cols)] = A
         return out
 
-    def _algorithm1(self, Xs, scores, prior_mean, candidates, hold, rng):
+    def _algorithm1(
+        self,
+        Xs: np.ndarray,
+        scores: np.ndarray,
+        prior_mean: np.ndarray,
+        candidates: np.ndarray,
+        hold: np.ndarray,
+        rng: np.random.RandomState,
+    ) -> None:
         """Alternate observation selection and hyperparameter fitting (Algorithm 1)."""
         Yc = scores - prior_mean
         hyper = self._initial_hyperparameters(Xs, Yc, candidates, rng)
