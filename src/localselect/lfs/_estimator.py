@@ -274,8 +274,10 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
             "rounding": self.rounding,
             "n_rounding": int(self.n_rounding),
         }
-        n_blocks = 1 if self.n_jobs in (None, 1) else min(n, 4 * abs(int(self.n_jobs)))
-        blocks = [blk for blk in np.array_split(np.arange(n), n_blocks) if blk.size]
+        n_blocks = 1 if self.n_jobs in (None, 1) else min(n, 16 * abs(int(self.n_jobs)))
+        # Interleaved blocks balance the work (neighbouring indices often cost alike).
+        blocks = [np.arange(k, n, n_blocks) for k in range(n_blocks)]
+        order = np.argsort(np.concatenate(blocks), kind="stable")
         if self.n_candidates is None:
             same = y_enc[:, None] == y_enc[None, :]
             universe = None
@@ -303,7 +305,8 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
                     )
                     for blk in blocks
                 )
-            results = [r for part in parts for r in part]
+            flat = [r for part in parts for r in part]
+            results = [flat[k] for k in order]  # back to training order
             new_support = np.zeros((n, m), dtype=bool)
             for i, res in enumerate(results):
                 new_support[i, res.features] = True
