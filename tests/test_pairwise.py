@@ -91,3 +91,34 @@ def test_masked_softmax_single_entry_has_zero_entropy():
     res = masked_softmax(np.array([[3.0, -1.0]]), np.array([[False, True]]))
     np.testing.assert_array_equal(res.probs, [[0.0, 1.0]])
     assert res.entropy[0] == pytest.approx(0.0)
+
+
+def test_row_chunks_follow_sklearn_working_memory():
+    from sklearn import config_context
+
+    from localselect._pairwise import DEFAULT_BLOCK_MEMORY, default_block_memory
+
+    row = 2**16  # 64 KiB per row
+    default = row_chunks(10_000, row)
+    assert default_block_memory() == DEFAULT_BLOCK_MEMORY
+    assert default[0].stop == DEFAULT_BLOCK_MEMORY * 16
+    with config_context(working_memory=1):
+        small = row_chunks(10_000, row)
+        assert default_block_memory() == 1
+    assert small[0].stop == 16
+    assert len(small) == -(-10_000 // 16) > len(default)
+    # An explicit budget wins over the configuration.
+    with config_context(working_memory=1):
+        assert row_chunks(10_000, row, working_memory=4)[0].stop == 64
+
+
+def test_pair_diffs_blocks_follow_sklearn_working_memory():
+    from sklearn import config_context
+
+    from localselect._pairwise import PairDiffs
+
+    X = np.random.default_rng(0).normal(size=(300, 40))
+    with config_context(working_memory=1):
+        bounded = PairDiffs(X)
+    unbounded = PairDiffs(X, block_memory=64)
+    assert len(bounded.blocks) > len(unbounded.blocks)

@@ -34,6 +34,7 @@ __all__ = [
     "MaskedSoftmax",
     "PairDiffs",
     "abs_diff",
+    "default_block_memory",
     "hit_miss_masks",
     "masked_softmax",
     "row_chunks",
@@ -50,6 +51,13 @@ DEFAULT_BLOCK_MEMORY = 8
 DEFAULT_WORKING_MEMORY = 1024
 
 
+def default_block_memory() -> float:
+    """Budget of one pairwise block in MiB: :data:`DEFAULT_BLOCK_MEMORY`, capped by
+    scikit-learn's ``working_memory`` setting."""
+    configured = get_config().get("working_memory") or DEFAULT_WORKING_MEMORY
+    return float(min(DEFAULT_BLOCK_MEMORY, configured))
+
+
 def row_chunks(
     n_rows: int, bytes_per_row: int, working_memory: float | None = None
 ) -> list[slice]:
@@ -63,7 +71,9 @@ def row_chunks(
         Memory one row of the block needs (e.g. ``3 * n_other * n_features * 8``
         for an absolute-difference block and two temporaries).
     working_memory : float, default=None
-        Budget of one block in MiB; ``None`` uses :data:`DEFAULT_BLOCK_MEMORY`.
+        Budget of one block in MiB; ``None`` uses :data:`DEFAULT_BLOCK_MEMORY`,
+        or scikit-learn's ``working_memory`` setting when that is smaller (so
+        ``sklearn.config_context(working_memory=2)`` bounds every block).
 
     Returns
     -------
@@ -71,7 +81,9 @@ def row_chunks(
         Consecutive slices covering ``0 .. n_rows``; at least one row each.
         The split depends only on the arguments, never on the number of jobs.
     """
-    budget = (DEFAULT_BLOCK_MEMORY if working_memory is None else working_memory) * 2**20
+    if working_memory is None:
+        working_memory = default_block_memory()
+    budget = working_memory * 2**20
     size = max(1, int(budget // max(1, bytes_per_row)))
     return [slice(start, min(start + size, n_rows)) for start in range(0, n_rows, size)]
 
@@ -172,7 +184,7 @@ class PairDiffs:
     ----------
     X : ndarray of shape (N, A)
     block_memory : float, default=None
-        MiB per block; ``None`` uses :data:`DEFAULT_BLOCK_MEMORY`.
+        MiB per block; ``None`` uses :func:`default_block_memory`.
     working_memory : float, default=None
         MiB allowed for the cache; ``None`` uses scikit-learn's
         ``working_memory`` configuration (:data:`DEFAULT_WORKING_MEMORY` if unset).
@@ -194,7 +206,7 @@ class PairDiffs:
     ) -> None:
         n, a = X.shape
         self.X = X
-        block = (DEFAULT_BLOCK_MEMORY if block_memory is None else block_memory) * 2**20
+        block = (default_block_memory() if block_memory is None else block_memory) * 2**20
         if working_memory is None:
             working_memory = get_config().get("working_memory") or DEFAULT_WORKING_MEMORY
         cache = working_memory * 2**20
