@@ -120,3 +120,18 @@ def test_local_weights_over_all_points_match_lfs_weights():
     for i in (0, 3, 17):
         w = local_weights(X, i, same[i], support, sigma=0.7)
         np.testing.assert_allclose(w, W[i], rtol=1e-10, atol=1e-14)
+
+
+def test_weights_in_row_blocks_of_a_small_working_memory():
+    """Eq. (10) weights do not depend on the working-memory budget (row blocks)."""
+    import sklearn
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 8))
+    y = rng.integers(0, 3, 300)
+    same = y[:, None] == y[None, :]
+    support = rng.random((300, 8)) < 0.4
+    whole = lfs_weights(X, same, support, sigma=1.0)
+    with sklearn.config_context(working_memory=0.5):  # 0.5 MiB: 18-row blocks
+        blocks = lfs_weights(X, same, support, sigma=1.0)
+    np.testing.assert_allclose(blocks, whole, rtol=1e-12, atol=1e-15)

@@ -52,26 +52,35 @@ def _partial_weights(
     counts: list[int],
     sigma: float,
 ) -> FloatArray:
-    """Sum over the given subspaces of ``count * exp(-(d - d_min)^2 / sigma)``."""
+    """Sum over the given subspaces of ``count * exp(-(d - d_min)^2 / sigma)``.
+
+    Rows are processed in blocks whose temporaries (about six ``rows x N``
+    arrays) fit scikit-learn's ``working_memory``.
+    """
     n = X.shape[0]
     total = np.zeros((n, n))
-    eye = np.eye(n, dtype=bool)
+    chunks = row_chunks(n, 6 * 8 * n, float(get_config()["working_memory"]))
     for feats, count in zip(subsets, counts):
         if feats.size == 0:
             total += count  # every distance is 0: weight exp(0) = 1
             continue
         Z = X[:, feats]
-        sq = Z @ Z.T
-        norms = np.diag(sq).copy()
-        d = np.sqrt(np.maximum(norms[:, None] + norms[None, :] - 2.0 * sq, 0.0))
-        d[eye] = 0.0
-        # Minimum over the representative's own class (itself excluded) and over the rest.
-        d_same = np.where(same & ~eye, d, np.inf).min(axis=1, keepdims=True)
-        d_opp = np.where(~same, d, np.inf).min(axis=1, keepdims=True)
-        dmin = np.where(same, d_same, d_opp)
-        with np.errstate(invalid="ignore"):
-            e = np.exp(-((d - dmin) ** 2) / sigma)
-        total += count * np.nan_to_num(e, nan=0.0)
+        norms = np.einsum("ij,ij->i", Z, Z)
+        for rows in chunks:
+            idx = np.arange(rows.start, rows.stop)
+            sq = Z[rows] @ Z.T
+            d = np.sqrt(np.maximum(norms[rows, None] + norms[None, :] - 2.0 * sq, 0.0))
+            d[np.arange(idx.size), idx] = 0.0
+            own = np.zeros(d.shape, dtype=bool)
+            own[np.arange(idx.size), idx] = True
+            same_r = same[rows]
+            # Minimum over the representative's own class (itself excluded) and over the rest.
+            d_same = np.where(same_r & ~own, d, np.inf).min(axis=1, keepdims=True)
+            d_opp = np.where(~same_r, d, np.inf).min(axis=1, keepdims=True)
+            dmin = np.where(same_r, d_same, d_opp)
+            with np.errstate(invalid="ignore"):
+                e = np.exp(-((d - dmin) ** 2) / sigma)
+            total[rows] += count * np.nan_to_num(e, nan=0.0)
     return total
 
 
