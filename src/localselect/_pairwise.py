@@ -170,6 +170,28 @@ def masked_softmax(logits: NDArray[np.float64], mask: NDArray[np.bool_]) -> Mask
     return MaskedSoftmax(probs, entropy, (top + np.log(total))[:, 0])
 
 
+class _PairBlocks:
+    """The ``(i, j)`` indices of each block of pairs, built on demand.
+
+    Holding the indices of all ``N (N - 1) / 2`` pairs would take ``8 N^2`` bytes;
+    only the row range of each block is kept.
+    """
+
+    def __init__(self, n: int, ranges: list[tuple[int, int]]) -> None:
+        self.n = n
+        self.ranges = ranges
+
+    def __len__(self) -> int:
+        return len(self.ranges)
+
+    def __getitem__(self, k: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        start, stop = self.ranges[k]
+        counts = np.arange(self.n - 1 - start, self.n - 1 - stop, -1)
+        ii = np.repeat(np.arange(start, stop), counts)
+        offsets = np.arange(ii.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        return ii, ii + 1 + offsets
+
+
 class PairDiffs:
     """Absolute differences ``|x_i - x_j|`` of the pairs ``i < j``, in blocks.
 
@@ -191,8 +213,9 @@ class PairDiffs:
 
     Attributes
     ----------
-    blocks : list of (ndarray, ndarray)
-        Row and column indices ``(i, j)`` of the pairs of each block.
+    blocks : sequence of (ndarray, ndarray)
+        Row and column indices ``(i, j)`` of the pairs of each block, computed
+        when indexed (``len(blocks)`` is the number of blocks).
     cached : bool
         Whether the differences are kept after their first computation.
     """
@@ -214,17 +237,14 @@ class PairDiffs:
         row_pairs = np.arange(n - 1, -1, -1)
         cum = np.concatenate([[0], np.cumsum(row_pairs)])
         self.n_pairs = int(cum[-1])
-        self.blocks: list[tuple[NDArray[np.intp], NDArray[np.intp]]] = []
+        ranges: list[tuple[int, int]] = []
         start = 0
         while start < n - 1:
             stop = int(np.searchsorted(cum, cum[start] + per_block, side="right")) - 1
             stop = min(max(stop, start + 1), n - 1)
-            rows = np.arange(start, stop)
-            counts = row_pairs[start:stop]
-            ii = np.repeat(rows, counts)
-            offsets = np.arange(ii.size) - np.repeat(np.cumsum(counts) - counts, counts)
-            self.blocks.append((ii, ii + 1 + offsets))
+            ranges.append((start, stop))
             start = stop
+        self.blocks = _PairBlocks(n, ranges)
         self.cached = self.n_pairs * a * 8 <= cache
         self._store: list[NDArray[np.float64] | None] = [None] * len(self.blocks)
 
@@ -236,12 +256,14 @@ class PairDiffs:
         stored = self._store[k]
         if stored is not None:
             return stored
-        ii, _ = self.blocks[k]
+        first, last = self.blocks.ranges[k]
+        n = self.X.shape[0]
         # Row i of the block holds the pairs (i, i+1 .. N-1): contiguous slices of X,
         # written in place (no gathered copies of X).
-        F = np.empty((ii.size, self.X.shape[1]))
+        size = (last - first) * (2 * n - 1 - first - last) // 2
+        F = np.empty((size, self.X.shape[1]))
         start = 0
-        for i in range(int(ii[0]), int(ii[-1]) + 1):
+        for i in range(first, last):
             stop = start + self.X.shape[0] - 1 - i
             np.subtract(self.X[i + 1 :], self.X[i], out=F[start:stop])
             start = stop

@@ -141,16 +141,8 @@ def immigrate_step(
         F = pairs.diffs(k)
         return np.einsum("ij,ij->i", F @ W, F)
 
-    Q = np.zeros((n, n))
-    for k, q in zip(blocks, _map_blocks(quad, blocks, n_jobs)):
-        ii, jj = pairs.blocks[k]
-        Q[ii, jj] = q
-        Q[jj, ii] = q
-    hits, misses = hit_miss_masks(codes, slice(0, n))
-    alpha = masked_softmax(-Q / sigma, hits)
-    beta = masked_softmax(-Q / sigma, misses)
-    C = sample_weight[:, None] * (alpha.probs - beta.probs)
-    entropy = float(sample_weight @ (beta.entropy - alpha.entropy))
+    C = _pair_matrix(pairs, _map_blocks(quad, blocks, n_jobs), n)
+    entropy = _softmax_coefficients(C, codes, sigma, sample_weight, hit_sign=1.0)
 
     def scatter(k: int) -> Array:
         ii, jj = pairs.blocks[k]
@@ -166,6 +158,52 @@ def immigrate_step(
     for part in _map_blocks(scatter, blocks, n_jobs):
         total += part
     return ImmigrateStep(0.5 * (total + total.T), entropy)
+
+
+def _pair_matrix(pairs: PairDiffs, values: list[Array], n: int) -> Array:
+    """The symmetric ``N x N`` matrix whose pair ``(i, j)`` holds the block values."""
+    Q = np.zeros((n, n))
+    for k, q in enumerate(values):
+        ii, jj = pairs.blocks[k]
+        Q[ii, jj] = q
+        Q[jj, ii] = q
+    return Q
+
+
+def _softmax_coefficients(
+    Q: Array,
+    codes: Codes,
+    sigma: float,
+    sample_weight: Array,
+    *,
+    hit_sign: float,
+    outlier: bool = False,
+) -> float:
+    """Overwrite the distances ``Q`` with ``s_n * hit_sign * (alpha_nj - beta_nj)``.
+
+    alpha and beta are the softmax of ``-Q_nj / sigma`` over hits and over misses
+    (eq. (3.6)). Rows are processed in blocks bounded by the working memory, so the
+    only ``N x N`` array is ``Q`` itself (each row block reads and writes only its own
+    rows). With ``outlier`` the sample weights are multiplied by I-RELIEF's
+    ``gamma_n = 1 - sum_M f / sum_{j != n} f``. Returns the entropy term
+    ``sum_n s_n (E_miss(n) - E_hit(n))``.
+    """
+    n = Q.shape[0]
+    entropy = 0.0
+    # masked_softmax keeps about eight (rows, N) temporaries alive.
+    for rows in row_chunks(n, 8 * n * 8):
+        hits, misses = hit_miss_masks(codes, rows)
+        logits = Q[rows] / -sigma
+        alpha = masked_softmax(logits, hits)
+        beta = masked_softmax(logits, misses)
+        s = sample_weight[rows]
+        if outlier:
+            lse_all = np.logaddexp(alpha.log_norm, beta.log_norm)
+            s = s * -np.expm1(beta.log_norm - lse_all)
+        np.subtract(alpha.probs, beta.probs, out=Q[rows])
+        Q[rows] *= (hit_sign * s)[:, None]
+        entropy += float(s @ (beta.entropy - alpha.entropy))
+    return entropy
 
 
 def update_weight_matrix(scatter: Array, *, nonnegative: bool = True) -> Array | None:
@@ -373,24 +411,13 @@ def margin_vector_step(
     n, a = X.shape
     pairs = PairDiffs(X) if pairs is None else pairs
     blocks = range(len(pairs))
-    Q = np.zeros((n, n))
 
     # einsum, not BLAS gemv: single-threaded and faster for these thin blocks
     def dist(k: int) -> Array:
         return np.einsum("ij,j->i", pairs.diffs(k), w)
 
-    for k, q in zip(blocks, _map_blocks(dist, blocks, n_jobs)):
-        ii, jj = pairs.blocks[k]
-        Q[ii, jj] = q
-        Q[jj, ii] = q
-    hits, misses = hit_miss_masks(codes, slice(0, n))
-    alpha = masked_softmax(-Q / sigma, hits)
-    beta = masked_softmax(-Q / sigma, misses)
-    s = sample_weight
-    if outlier:
-        lse_all = np.logaddexp(alpha.log_norm, beta.log_norm)
-        s = s * -np.expm1(beta.log_norm - lse_all)
-    C = s[:, None] * (beta.probs - alpha.probs)
+    C = _pair_matrix(pairs, _map_blocks(dist, blocks, n_jobs), n)
+    entropy = _softmax_coefficients(C, codes, sigma, sample_weight, hit_sign=-1.0, outlier=outlier)
 
     def part(k: int) -> Array:
         ii, jj = pairs.blocks[k]
@@ -399,7 +426,7 @@ def margin_vector_step(
     z = np.zeros(a)
     for piece in _map_blocks(part, blocks, n_jobs):
         z += piece
-    return MarginVectorStep(z, float(s @ (beta.entropy - alpha.entropy)))
+    return MarginVectorStep(z, entropy)
 
 
 class VectorResult(NamedTuple):
