@@ -295,8 +295,7 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         W = np.zeros((a, a))
         W[np.ix_(features, features)] = Wk
         self.weights_ = W
-        self.feature_importances_ = np.diag(W).copy()
-        self.interaction_importances_ = W - np.diag(self.feature_importances_)
+        self.feature_importances_ = W.diagonal().copy()
         self.cost_ = res.cost
         self.n_iter_ = res.n_iter
         self.prescreen_support_ = keep
@@ -306,6 +305,17 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         self._X_fit = Xk
         self._codes = codes
         return self
+
+    @property
+    def interaction_importances_(self):
+        """Off-diagonal part of ``weights_`` (symmetric, zero diagonal).
+
+        Computed when read, so a high-dimensional fit (A x A with A in the
+        thousands) keeps one dense A x A array, not two.
+        """
+        W = self.weights_.copy()
+        np.fill_diagonal(W, 0.0)
+        return W
 
     def _expected_distances(self, X, *, leave_one_out=False):
         return _kernels.expected_distances(
