@@ -82,3 +82,24 @@ def test_a_hanging_fit_is_killed_at_the_limit(tmp_path, monkeypatch):
     assert time.perf_counter() - start < 10  # two kills (one per axis), not 2 x 60 s
     statuses = {r["status"] for r in records}
     assert statuses == {"not run: Hanging stopped after 1 s", "not run: Hanging over budget"}
+
+
+@pytest.mark.slow
+def test_parallel_table_times_n_jobs_and_dask(tmp_path):
+    pytest.importorskip("distributed", reason="dask[distributed] is not installed")
+    results = run_suite("scaling", SuiteContext(quick=True, datasets=["ReliefF"], out=tmp_path))
+    parallel = [r for r in results["records"] if r["table"] == "Parallel execution"]
+    metrics = {r["metric"]: r.get("value") for r in parallel}
+    for label in ("n_jobs=1", "n_jobs=2", "Dask, 2 workers"):
+        assert metrics[f"fit time (s), {label}"] > 0
+    assert metrics["speed-up, n_jobs=2"] == pytest.approx(
+        metrics["fit time (s), n_jobs=1"] / metrics["fit time (s), n_jobs=2"]
+    )
+    assert "## Parallel execution" in (tmp_path / "report.md").read_text()
+
+
+def test_parallel_table_skips_estimators_without_n_jobs(tmp_path):
+    results = run_suite(
+        "scaling", SuiteContext(quick=True, datasets=["FisherScore"], out=tmp_path)
+    )
+    assert not [r for r in results["records"] if r["table"] == "Parallel execution"]

@@ -17,7 +17,15 @@ a fixed N. For each cell:
 Estimators run with the constructor arguments of ``localselect demo``
 (``DEMO_PARAMS``, chosen to keep each fit short), ``random_state`` fixed,
 ``n_jobs`` left at its default (``--n-jobs`` is ignored: parallel cells
-would disturb each other's timings). Estimators that take discrete data
+would disturb each other's timings).
+
+A third table, **parallel execution**, fits every estimator that takes ``n_jobs``
+at one larger size (``parallel_size``) three ways: ``n_jobs=1``, ``n_jobs=2``
+(joblib's default backend) and ``n_jobs=2`` on a local Dask cluster (two worker
+processes, one thread each, under ``joblib.parallel_config(backend="dask")``;
+the cluster is started before timing and one warm-up fit ships the code). The
+records hold the fit times and the speed-ups over ``n_jobs=1``; the fitted
+models are identical in all three (``tests/test_dask.py``). Estimators that take discrete data
 (those with a ``discretizer`` parameter, LLDS) get the same data cut at its
 per-feature tertiles. Once a fit exceeds the time budget, larger sizes on that
 axis are skipped and reported as not run; each cell runs in a child process
@@ -50,6 +58,7 @@ SETTINGS: dict[bool, dict[str, Any]] = {
         "repeats": 2,
         "budget": 3.0,
         "grace": 5.0,
+        "parallel_size": (150, 20),
     },
     False: {
         "n_grid": (100, 200, 400, 800, 1600),
@@ -59,6 +68,7 @@ SETTINGS: dict[bool, dict[str, Any]] = {
         "repeats": 2,
         "budget": 120.0,
         "grace": 10.0,
+        "parallel_size": (400, 100),
     },
 }
 
@@ -122,13 +132,71 @@ def _measure_here(cls: type, name: str, n: int, m: int, seed: int, repeats: int)
     return {"seconds": min(times), "peak_mb": peak / 2**20}
 
 
-def _child(conn: Any, args: tuple) -> None:  # pragma: no cover - runs in the child process
-    conn.send(_measure_here(*args))
+def _parallel_here(
+    cls: type, name: str, n: int, m: int, seed: int, repeats: int
+) -> dict[str, Any]:
+    """Best-of-``repeats`` fit times with ``n_jobs`` 1, 2 and 2 on a local Dask cluster."""
+    import warnings
+
+    import joblib
+    from sklearn.base import clone
+
+    discrete = "discretizer" in cls().get_params()
+    X, y = _data(n, m, seed, discrete)
+    est = _estimator(cls, name, m, seed)
+
+    def best(model: Any, warm_up: bool = False) -> float:
+        if warm_up:
+            clone(model).fit(X, y)
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            clone(model).fit(X, y)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    out: dict[str, Any] = {}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out["n_jobs=1"] = best(clone(est).set_params(n_jobs=1))
+            out["n_jobs=2"] = best(clone(est).set_params(n_jobs=2))
+            try:
+                from distributed import Client, LocalCluster
+            except ImportError:
+                out["dask"] = None
+            else:
+                with (
+                    LocalCluster(
+                        n_workers=2,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=50,
+                    ) as cluster,
+                    Client(cluster),
+                    joblib.parallel_config(backend="dask"),
+                ):
+                    out["dask"] = best(clone(est).set_params(n_jobs=2), warm_up=True)
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:150]}"}
+    return out
+
+
+def _child(conn: Any, args: tuple, func: Any = _measure_here) -> None:  # pragma: no cover
+    conn.send(func(*args))
     conn.close()
 
 
 def _measure(
-    cls: type, name: str, n: int, m: int, seed: int, repeats: int, limit: float
+    cls: type,
+    name: str,
+    n: int,
+    m: int,
+    seed: int,
+    repeats: int,
+    limit: float,
+    func: Any = _measure_here,
 ) -> dict[str, Any]:
     """Measure in a child process, killed after ``limit`` seconds (a fit can explode)."""
     import multiprocessing as mp
@@ -136,7 +204,7 @@ def _measure(
     methods = mp.get_all_start_methods()
     ctx: Any = mp.get_context("fork" if "fork" in methods else "spawn")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, (cls, name, n, m, seed, repeats)))
+    proc = ctx.Process(target=_child, args=(child, (cls, name, n, m, seed, repeats), func))
     proc.start()
     child.close()
     try:
@@ -235,6 +303,49 @@ def scaling(ctx: SuiteContext) -> list[dict[str, Any]]:
                         "value": slope,
                     }
                 )
+    parallel = _parallel_table(ctx, cfg, estimators, seed)
     if not estimators:
         ctx.note("no estimator matched --datasets")
-    return records + slopes
+    return records + slopes + parallel
+
+
+def _parallel_table(
+    ctx: SuiteContext, cfg: dict[str, Any], estimators: list[tuple[str, type]], seed: int
+) -> list[dict[str, Any]]:
+    """Fit times with n_jobs 1, 2 and a local Dask cluster, and speed-ups over n_jobs=1."""
+    n, m = cfg["parallel_size"]
+    limit = 3 * cfg["budget"] * (cfg["repeats"] + 1) + 60.0  # three settings, cluster start
+    records: list[dict[str, Any]] = []
+    parallel = [(name, cls) for name, cls in estimators if "n_jobs" in cls().get_params()]
+    for name, cls in ctx.progress(parallel, "parallel"):
+        base = {
+            "table": "Parallel execution",
+            "dataset": f"N={n}, M={m}",
+            "method": name,
+            "n_samples": n,
+            "n_features": m,
+        }
+        key = {"suite": "scaling-parallel", "estimator": name, "n": n, "m": m, "seed": seed}
+        result = ctx.cached(
+            key,
+            functools.partial(
+                _measure, cls, name, n, m, seed, cfg["repeats"], limit, _parallel_here
+            ),
+        )
+        if "timeout" in result or "error" in result:
+            status = result.get("error") or f"stopped after {limit:.0f} s"
+            records.append({**base, "metric": "fit time (s)", "status": f"not run: {status}"})
+            continue
+        serial = result["n_jobs=1"]
+        for setting in ("n_jobs=1", "n_jobs=2", "dask"):
+            value = result[setting]
+            label = "Dask, 2 workers" if setting == "dask" else setting
+            if value is None:
+                records.append(
+                    {**base, "metric": f"fit time (s), {label}", "status": "not run: no dask"}
+                )
+                continue
+            records.append({**base, "metric": f"fit time (s), {label}", "value": value})
+            if setting != "n_jobs=1":
+                records.append({**base, "metric": f"speed-up, {label}", "value": serial / value})
+    return records
