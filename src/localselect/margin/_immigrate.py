@@ -29,6 +29,7 @@ def _initial_matrix(init: str, n: int, rng, im4e_weights: NDArray | None) -> NDA
         U = rng.uniform(size=(n, n))
         W0 = U + U.T
     else:
+        assert im4e_weights is not None  # init="im4e" always computes them first
         W0 = np.diag(im4e_weights)
     return W0 / np.linalg.norm(W0)
 

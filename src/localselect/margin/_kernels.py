@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -69,7 +69,7 @@ class DegenerateMarginWarning(UserWarning):
     """
 
 
-def _map_blocks(func: Callable, blocks: list[slice], n_jobs: int | None) -> list:
+def _map_blocks(func: Callable, blocks: Sequence[Any], n_jobs: int | None) -> list:
     """Run ``func(block)`` on every block, in threads when ``n_jobs`` asks for it."""
     if n_jobs is None or n_jobs == 1 or len(blocks) == 1:
         return [func(block) for block in blocks]
