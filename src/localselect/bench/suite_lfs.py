@@ -53,11 +53,12 @@ def _prepare(name: str) -> tuple[np.ndarray, np.ndarray]:
     return X, np.asarray(y)
 
 
-def _split_error(name: str, alphas: list[int], seed: int) -> list[float]:
+def _table1_split(name: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One random train/test split of a Table 1 data set with the sizes of the paper's
+    Table 2, z-scored on the training part; noisy data sets get 100 N(0, 1) features."""
     X, y = _prepare(name)
-    table2 = load_published("lfs_table1")["table2_train_test"][name]
+    n_train, n_test = load_published("lfs_table1")["table2_train_test"][name]
     rng = np.random.default_rng(seed)
-    n_train, n_test = table2
     n_test = min(n_test, len(y) - n_train)
     while True:  # a split whose training part has >= 2 samples of every class
         order = rng.permutation(len(y))
@@ -72,10 +73,15 @@ def _split_error(name: str, alphas: list[int], seed: int) -> list[float]:
         X_train = np.hstack([X_train, rng.standard_normal((n_train, 100))])
         X_test = np.hstack([X_test, rng.standard_normal((len(test), 100))])
     X_train, X_test = _zscore(X_train, X_test)
+    return X_train, X_test, y[train], y[test]
+
+
+def _split_error(name: str, alphas: list[int], seed: int) -> list[float]:
+    X_train, X_test, y_train, y_test = _table1_split(name, seed)
     errors = []
     for alpha in alphas:
-        est = LocalFeatureSelection(alpha=alpha).fit(X_train, y[train])
-        errors.append(100.0 * (1.0 - est.score(X_test, y[test])))
+        est = LocalFeatureSelection(alpha=alpha).fit(X_train, y_train)
+        errors.append(100.0 * (1.0 - est.score(X_test, y_test)))
     return errors
 
 
@@ -345,31 +351,15 @@ def _synthetic_accuracy(n: int, n_candidates: int | None, seed: int) -> dict[str
 
 def _table1_errors(name: str, alphas: list[int], variants: list[int | None], seed: int):
     """Test errors (%) of each ``n_candidates`` variant and alpha on one Table 1 split."""
-    X, y = _prepare(name)
-    n_train, n_test = load_published("lfs_table1")["table2_train_test"][name]
-    rng = np.random.default_rng(seed)
-    n_test = min(n_test, len(y) - n_train)
-    while True:
-        order = rng.permutation(len(y))
-        train, test = order[:n_train], order[n_train : n_train + n_test]
-        if (
-            np.unique(y).size == np.unique(y[train]).size
-            and np.bincount(np.unique(y[train], return_inverse=True)[1]).min() >= 2
-        ):
-            break
-    X_train, X_test = X[train], X[test]
-    if name in _NOISY:
-        X_train = np.hstack([X_train, rng.standard_normal((n_train, 100))])
-        X_test = np.hstack([X_test, rng.standard_normal((len(test), 100))])
-    X_train, X_test = _zscore(X_train, X_test)
+    X_train, X_test, y_train, y_test = _table1_split(name, seed)
     return [
         [
             100.0
             * (
                 1.0
                 - LocalFeatureSelection(alpha=a, n_candidates=nc)
-                .fit(X_train, y[train])
-                .score(X_test, y[test])
+                .fit(X_train, y_train)
+                .score(X_test, y_test)
             )
             for a in alphas
         ]
