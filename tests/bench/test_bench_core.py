@@ -107,6 +107,11 @@ def test_run_all_and_collect_results(toy_suites, tmp_path):
     assert out["broken"]["error"].startswith("TypeError")  # reported, and toy still ran
     assert set(out) == {"broken", "toy"} and (tmp_path / "toy" / "report.md").exists()
     assert [r["suite"] for r in collect_results(tmp_path)] == ["toy"]
+    timings = json.loads((tmp_path / "timings.json").read_text())
+    assert list(timings["suites"]) == ["broken", "toy"]
+    assert [timings["suites"][n]["ok"] for n in ("broken", "toy")] == [False, True]
+    assert timings["total_seconds"] >= timings["suites"]["toy"]["seconds"] >= 0
+    assert "load_average" in json.loads((tmp_path / "toy" / "results.json").read_text())
     with pytest.raises(FileNotFoundError, match="does not exist"):
         collect_results(tmp_path / "missing")
     (tmp_path / "empty").mkdir()

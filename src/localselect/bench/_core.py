@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import platform
 import time
 import warnings
@@ -259,6 +260,7 @@ def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
         "settings": settings,
         "environment": _environment(),
         "seconds": seconds,
+        "load_average": _load_average(),
         "notes": list(ctx.notes),
         "warnings": warning_lines,
         "records": records,
@@ -294,19 +296,52 @@ def run_all(ctx: SuiteContext, names: Iterable[str] | None = None) -> dict[str, 
         Suite name to the dict :func:`run_suite` returned or, for a suite that
         raised, ``{"suite": name, "error": "<type>: <message>"}``: one broken
         suite does not stop the others (Ctrl-C does).
+
+    Notes
+    -----
+    ``ctx.out / "timings.json"`` records each suite's wall time, whether it
+    succeeded and the load average after it, plus the total; it is rewritten
+    after every suite.
     """
     import dataclasses
 
     names = list(available_suites()) if names is None else list(names)
     out: dict[str, dict[str, Any]] = {}
+    timings: dict[str, Any] = {
+        "quick": ctx.quick,
+        "n_jobs": ctx.n_jobs,
+        "load_average_start": _load_average(),
+        "suites": {},
+    }
+    start = time.perf_counter()
     for name in names:
         sub = dataclasses.replace(ctx, out=ctx.out / name, notes=[])
+        suite_start = time.perf_counter()
         try:
             out[name] = run_suite(name, sub)
         except Exception as exc:
             logger.warning("suite %s failed", name, exc_info=True)
             out[name] = {"suite": name, "error": f"{type(exc).__name__}: {exc}"}
+        # Wall time of the whole cell as the user waits for it (setup and report
+        # included), beside the suite's own ``seconds``; written after every suite
+        # so an interrupted run still leaves the times of the finished suites.
+        timings["suites"][name] = {
+            "seconds": time.perf_counter() - suite_start,
+            "ok": "error" not in out[name],
+            "load_average": _load_average(),
+        }
+        timings["total_seconds"] = time.perf_counter() - start
+        ctx.out.mkdir(parents=True, exist_ok=True)
+        (ctx.out / "timings.json").write_text(json.dumps(timings, indent=2) + "\n")
     return out
+
+
+def _load_average() -> list[float] | None:
+    """1, 5 and 15-minute load averages (``None`` where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
 
 
 def collect_results(folder: str | Path) -> list[dict[str, Any]]:
