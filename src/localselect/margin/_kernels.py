@@ -661,7 +661,12 @@ def relieff(
                 d = dist[sel][:, cand]
                 order = np.argsort(d, axis=1, kind="stable")[:, :k]
                 nb = cand[order]  # (len(sel), k)
-                diff = np.abs(ref[:, None, :] - Xs[nb]).mean(axis=1).sum(axis=0)
+                # One gathered (len(sel), k, A) array, differenced in place; the mean
+                # over the k neighbours summed over samples is the total over both / k.
+                G = Xs[nb]
+                np.subtract(G, ref[:, None, :], out=G)
+                np.abs(G, out=G)
+                diff = G.reshape(-1, a).sum(axis=0) / k
                 if c_nb == c_ref:
                     total -= diff
                 else:
