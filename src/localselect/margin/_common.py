@@ -9,7 +9,7 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 
 def encode_targets(
@@ -61,6 +61,21 @@ def set_verbosity(logger: logging.Logger, verbose: int) -> None:
 
 class _FeatureWeightSelector(SelectorMixin, BaseEstimator):
     """Global selector on ``feature_importances_``: the top ``n_features_to_select``."""
+
+    def _prepare_fit(
+        self, X, y, *, need_hits: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+        """The fit preamble of the Relief family: validated float64 ``X``, class codes.
+
+        Validates ``X`` and ``y`` (setting ``n_features_in_``), makes ``verbose``
+        reach the ``localselect.margin`` logs, and sets ``classes_`` through
+        :func:`encode_targets` (one class, or a one-sample class with
+        ``need_hits``, is a ValueError).
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        set_verbosity(logging.getLogger("localselect.margin"), getattr(self, "verbose", 0))
+        self.classes_, codes = encode_targets(type(self).__name__, y, need_hits=need_hits)
+        return X, codes
 
     def _get_support_mask(self):
         check_is_fitted(self)

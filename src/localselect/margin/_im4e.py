@@ -5,12 +5,9 @@ from __future__ import annotations
 import logging
 from numbers import Integral, Real
 
-import numpy as np
-from sklearn.utils.validation import validate_data
-
 from localselect._compat import Interval, fit_context
 from localselect.margin import _kernels
-from localselect.margin._common import _FeatureWeightSelector, encode_targets, set_verbosity
+from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["IM4E"]
 
@@ -151,9 +148,7 @@ class IM4E(_FeatureWeightSelector):
         self : IM4E
             The fitted selector.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
-        self.classes_, codes = encode_targets(type(self).__name__, y)
+        X, codes = self._prepare_fit(X, y)
         logger.info("IM4E: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
         res = _kernels.im4e(
             X,

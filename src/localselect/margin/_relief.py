@@ -7,11 +7,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
 from localselect._compat import Interval, RealNotInt, fit_context
 from localselect.margin import _kernels
-from localselect.margin._common import _FeatureWeightSelector, encode_targets, set_verbosity
+from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["Relief", "ReliefF"]
 
@@ -119,9 +118,7 @@ class Relief(_FeatureWeightSelector):
         self : Relief
             The fitted selector.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
-        self.classes_, codes = encode_targets(type(self).__name__, y)
+        X, codes = self._prepare_fit(X, y)
         n = X.shape[0]
         if self.max_samples is None:
             ref = np.arange(n)
@@ -247,9 +244,7 @@ class ReliefF(_FeatureWeightSelector):
         self : ReliefF
             The fitted selector.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
-        self.classes_, codes = encode_targets(type(self).__name__, y, need_hits=False)
+        X, codes = self._prepare_fit(X, y, need_hits=False)
         self.n_neighbors_ = min(self.n_neighbors, X.shape[0] - 1)
         logger.info("ReliefF: %d samples, %d features, k=%d", *X.shape, self.n_neighbors_)
         self.feature_importances_ = _kernels.relieff(

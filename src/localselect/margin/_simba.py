@@ -5,12 +5,9 @@ from __future__ import annotations
 import logging
 from numbers import Integral, Real
 
-import numpy as np
-from sklearn.utils.validation import validate_data
-
 from localselect._compat import Interval, fit_context
 from localselect.margin import _kernels
-from localselect.margin._common import _FeatureWeightSelector, encode_targets, set_verbosity
+from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["Simba"]
 
@@ -123,9 +120,7 @@ class Simba(_FeatureWeightSelector):
         self : Simba
             The fitted selector.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
-        self.classes_, codes = encode_targets(type(self).__name__, y)
+        X, codes = self._prepare_fit(X, y)
         logger.info("Simba: %d samples, %d features", *X.shape)
         res = _kernels.simba(
             X, codes, max_iter=self.max_iter, tol=self.tol, callback=self.callback
