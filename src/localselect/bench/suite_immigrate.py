@@ -40,9 +40,11 @@ Every cell derives its seed from the suite's ``random_state`` up front, so
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -443,6 +445,38 @@ def _r_immigrate_seconds(X, y, max_iter: int, repeats: int) -> tuple[float | Non
     return float(seconds), f"R Immigrate 0.2.1, {int(float(iters))} iterations"
 
 
+#: One IMMIGRATE fit in a fresh interpreter; prints its time and peak resident memory.
+_RSS_SCRIPT = """
+import json, resource, sys, time, warnings
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from localselect import Immigrate
+n, a, iters, seed = (int(v) for v in sys.argv[1:5])
+rng = np.random.default_rng(seed)
+X = rng.normal(size=(n, a))
+y = (X[:, 0] * X[:, 1] + 0.5 * rng.normal(size=n) > 0).astype(int)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t = time.perf_counter()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    Immigrate(max_iter=iters, tol=0.0).fit(X, y)
+fit = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"fit_seconds": fit, "peak_rss_mib": peak, "rss_before_fit_mib": before}))
+"""
+
+
+def _immigrate_rss(n: int, a: int, iters: int, seed: int) -> dict[str, Any]:
+    """Time and peak RSS (MiB, ``ru_maxrss``) of one IMMIGRATE fit in a subprocess."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _RSS_SCRIPT, str(n), str(a), str(iters), str(seed)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 @register_suite(
     "margin-perf",
     paper=PAPER + " (speed of our margin kernels against reference implementations)",
@@ -524,4 +558,21 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
             add("IM4E-IMMIGRATE singh 102x12600", "localselect", seconds, note)
         seconds = _best_time(lambda: IM4E(1.0).fit(X, y), repeats)
     add("IM4E singh 102x12600 (pre-screen alone)", "localselect", seconds)
+
+    # Bounded memory (issue 8): IMMIGRATE N = 10,000, A = 50, 2 iterations, fresh
+    # interpreter; the acceptance bound is 4 GiB of peak resident memory.
+    if not ctx.quick:
+        rss = _immigrate_rss(10_000, 50, 2, ctx.random_state)
+        task = "IMMIGRATE N=10000, A=50, 2 iterations (fresh interpreter)"
+        add(task, "localselect", rss["fit_seconds"])
+        records.append(
+            {
+                "table": "memory",
+                "dataset": task,
+                "method": "localselect",
+                "metric": "peak RSS (MiB)",
+                "value": rss["peak_rss_mib"],
+                "note": f"{rss['rss_before_fit_mib']:.0f} MiB before the fit; bound 4096 MiB",
+            }
+        )
     return records
