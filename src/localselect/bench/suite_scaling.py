@@ -197,12 +197,19 @@ def _measure(
     repeats: int,
     limit: float,
     func: Any = _measure_here,
+    fresh: bool = False,
 ) -> dict[str, Any]:
-    """Measure in a child process, killed after ``limit`` seconds (a fit can explode)."""
+    """Measure in a child process, killed after ``limit`` seconds (a fit can explode).
+
+    The child is forked (cheap) unless ``fresh`` is true, then spawned: a forked
+    child inherits the parent's joblib/loky executor, whose worker processes
+    belong to the parent, so an ``n_jobs=2`` fit in it waits forever once an
+    earlier suite of the same ``bench all`` used ``n_jobs=2``.
+    """
     import multiprocessing as mp
 
     methods = mp.get_all_start_methods()
-    ctx: Any = mp.get_context("fork" if "fork" in methods else "spawn")
+    ctx: Any = mp.get_context("fork" if "fork" in methods and not fresh else "spawn")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, (cls, name, n, m, seed, repeats), func))
     proc.start()
@@ -329,7 +336,7 @@ def _parallel_table(
         result = ctx.cached(
             key,
             functools.partial(
-                _measure, cls, name, n, m, seed, cfg["repeats"], limit, _parallel_here
+                _measure, cls, name, n, m, seed, cfg["repeats"], limit, _parallel_here, True
             ),
         )
         if "timeout" in result or "error" in result:
