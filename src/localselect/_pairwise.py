@@ -264,7 +264,7 @@ class PairDiffs:
         F = np.empty((size, self.X.shape[1]))
         start = 0
         for i in range(first, last):
-            stop = start + self.X.shape[0] - 1 - i
+            stop = start + n - 1 - i
             np.subtract(self.X[i + 1 :], self.X[i], out=F[start:stop])
             start = stop
         np.abs(F, out=F)

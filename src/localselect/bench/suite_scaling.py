@@ -17,7 +17,13 @@ a fixed N. For each cell:
 Estimators run with the constructor arguments of ``localselect demo``
 (``DEMO_PARAMS``, chosen to keep each fit short), ``random_state`` fixed,
 ``n_jobs`` left at its default (``--n-jobs`` is ignored: parallel cells
-would disturb each other's timings).
+would disturb each other's timings). Estimators that take discrete data
+(those with a ``discretizer`` parameter, LLDS) get the same data cut at its
+per-feature tertiles. Once a fit exceeds the time budget, larger sizes on that
+axis are skipped and reported as not run; each cell runs in a child process
+that is killed once it exceeds ``budget * (repeats + 1) + grace`` seconds (a fit
+whose cost explodes, such as an exhaustive search over many features, cannot
+hang the suite). ``--datasets`` restricts the estimators by name.
 
 A third table, **parallel execution**, fits every estimator that takes ``n_jobs``
 at one larger size (``parallel_size``) three ways: ``n_jobs=1``, ``n_jobs=2``
@@ -25,13 +31,7 @@ at one larger size (``parallel_size``) three ways: ``n_jobs=1``, ``n_jobs=2``
 processes, one thread each, under ``joblib.parallel_config(backend="dask")``;
 the cluster is started before timing and one warm-up fit ships the code). The
 records hold the fit times and the speed-ups over ``n_jobs=1``; the fitted
-models are identical in all three (``tests/test_dask.py``). Estimators that take discrete data
-(those with a ``discretizer`` parameter, LLDS) get the same data cut at its
-per-feature tertiles. Once a fit exceeds the time budget, larger sizes on that
-axis are skipped and reported as not run; each cell runs in a child process
-that is killed once it exceeds ``budget * (repeats + 1) + grace`` seconds (a fit
-whose cost explodes, such as an exhaustive search over many features, cannot
-hang the suite). ``--datasets`` restricts the estimators by name.
+models are identical in all three (``tests/test_dask.py``).
 """
 
 from __future__ import annotations
@@ -104,23 +104,36 @@ def _estimator(cls: type, name: str, n_features: int, seed: int) -> Any:
     return est
 
 
+def _cell(cls: type, name: str, n: int, m: int, seed: int) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The data and the unfitted estimator of one cell (LLDS gets discretised data)."""
+    discrete = "discretizer" in cls().get_params()
+    X, y = _data(n, m, seed, discrete)
+    return X, y, _estimator(cls, name, m, seed)
+
+
+def _best_fit_time(est: Any, X: np.ndarray, y: np.ndarray, repeats: int) -> float:
+    """Shortest wall time of ``repeats`` fits of fresh clones of ``est``."""
+    from sklearn.base import clone
+
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        clone(est).fit(X, y)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
 def _measure_here(cls: type, name: str, n: int, m: int, seed: int, repeats: int) -> dict[str, Any]:
     """Best-of-``repeats`` fit time and traced peak memory, in this process."""
     import warnings
 
     from sklearn.base import clone
 
-    discrete = "discretizer" in cls().get_params()
-    X, y = _data(n, m, seed, discrete)
-    est = _estimator(cls, name, m, seed)
-    times = []
+    X, y, est = _cell(cls, name, n, m, seed)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a solver at max_iter is expected at odd sizes
-            for _ in range(repeats):
-                start = time.perf_counter()
-                clone(est).fit(X, y)
-                times.append(time.perf_counter() - start)
+            seconds = _best_fit_time(est, X, y, repeats)
             tracemalloc.start()
             try:
                 clone(est).fit(X, y)
@@ -129,7 +142,7 @@ def _measure_here(cls: type, name: str, n: int, m: int, seed: int, repeats: int)
                 tracemalloc.stop()
     except Exception as exc:  # report the failure, keep the other estimators going
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:150]}"}
-    return {"seconds": min(times), "peak_mb": peak / 2**20}
+    return {"seconds": seconds, "peak_mb": peak / 2**20}
 
 
 def _parallel_here(
@@ -141,19 +154,10 @@ def _parallel_here(
     import joblib
     from sklearn.base import clone
 
-    discrete = "discretizer" in cls().get_params()
-    X, y = _data(n, m, seed, discrete)
-    est = _estimator(cls, name, m, seed)
+    X, y, est = _cell(cls, name, n, m, seed)
 
-    def best(model: Any, warm_up: bool = False) -> float:
-        if warm_up:
-            clone(model).fit(X, y)
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            clone(model).fit(X, y)
-            times.append(time.perf_counter() - start)
-        return min(times)
+    def best(model: Any) -> float:
+        return _best_fit_time(model, X, y, repeats)
 
     out: dict[str, Any] = {}
     try:
@@ -177,7 +181,9 @@ def _parallel_here(
                     Client(cluster),
                     joblib.parallel_config(backend="dask"),
                 ):
-                    out["dask"] = best(clone(est).set_params(n_jobs=2), warm_up=True)
+                    model = clone(est).set_params(n_jobs=2)
+                    clone(model).fit(X, y)  # warm-up: ships the code to the workers
+                    out["dask"] = best(model)
     except Exception as exc:
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:150]}"}
     return out
