@@ -116,6 +116,9 @@ def select_block(
     BLAS runs single-threaded inside: its products here are small (the
     leave-one-out screens), and threads only contend with joblib's workers.
     """
+    # joblib hands large arrays to workers as np.memmap; plain views avoid the
+    # subclass's per-operation overhead on thousands of small array operations.
+    X, same, W = np.asarray(X), np.asarray(same), np.asarray(W)
     with threadpool_limits(limits=1, user_api="blas"):
         return [
             select_representative(X, int(i), same[i], W[i], seed=int(seeds[i]), **params)
@@ -185,6 +188,7 @@ def select_block_candidates(
 ) -> list[RepresentativeResult]:
     """Weights (eq. (10)) and :func:`select_representative` on each representative's
     candidate points only (``universe`` from :func:`nearest_candidates`)."""
+    X, support, universe = np.asarray(X), np.asarray(support), np.asarray(universe)
     out = []
     with threadpool_limits(limits=1, user_api="blas"):
         for i in reps:

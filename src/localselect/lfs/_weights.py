@@ -57,6 +57,7 @@ def _partial_weights(
     Rows are processed in blocks whose temporaries (about six ``rows x N``
     arrays) fit scikit-learn's ``working_memory``.
     """
+    X, same = np.asarray(X), np.asarray(same)  # plain views of joblib's memmaps
     n = X.shape[0]
     total = np.zeros((n, n))
     chunks = row_chunks(n, 6 * 8 * n, float(get_config()["working_memory"]))
