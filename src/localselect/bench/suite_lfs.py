@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -14,7 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from localselect.bench._core import SuiteContext, load_published, register_suite
+from localselect.bench._core import (
+    SuiteContext,
+    load_published,
+    register_suite,
+    run_measured_script,
+)
 from localselect.datasets import load_dataset, load_lfs_sample, make_lfs_synthetic
 from localselect.lfs import LocalFeatureSelection
 
@@ -320,9 +324,6 @@ _RSS_SCRIPT = """
 import json, sys, time
 from localselect.datasets import make_lfs_synthetic
 from localselect.lfs import LocalFeatureSelection
-def hwm():  # peak resident set size of this process so far (MiB), Linux VmHWM
-    with open("/proc/self/status") as fh:
-        return next(int(l.split()[1]) for l in fh if l.startswith("VmHWM")) / 1024
 n, m, nc, seed = (int(v) for v in sys.argv[1:5])
 X, y, _ = make_lfs_synthetic(n, m - 2, random_state=seed)
 before = hwm()
@@ -335,13 +336,7 @@ print(json.dumps({"fit_seconds": fit, "peak_rss_mib": peak, "rss_before_fit_mib"
 
 
 def _rss_fit(n: int, m: int, n_candidates: int | None, seed: int) -> dict[str, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-c", _RSS_SCRIPT, str(n), str(m), str(n_candidates or 0), str(seed)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_measured_script(_RSS_SCRIPT, n, m, n_candidates or 0, seed)
 
 
 def _synthetic_accuracy(n: int, n_candidates: int | None, seed: int) -> dict[str, Any]:

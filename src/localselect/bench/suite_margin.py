@@ -18,10 +18,8 @@ The reproduction tables (Tables 1-3) live in :mod:`localselect.bench.suite_immig
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
@@ -33,7 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from localselect import IM4E, Immigrate, ReliefF
-from localselect.bench._core import SuiteContext, register_suite
+from localselect.bench._core import SuiteContext, register_suite, run_measured_script
 from localselect.bench.suite_immigrate import PAPER
 from localselect.datasets import load_dataset
 
@@ -125,7 +123,7 @@ def _r_immigrate_seconds(X, y, max_iter: int, repeats: int) -> tuple[float | Non
 
 #: One IMMIGRATE fit in a fresh interpreter; prints its time and peak resident memory.
 _RSS_SCRIPT = """
-import json, resource, sys, time, warnings
+import json, sys, time, warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from localselect import Immigrate
@@ -133,13 +131,6 @@ n, a, iters, seed = (int(v) for v in sys.argv[1:5])
 rng = np.random.default_rng(seed)
 X = rng.normal(size=(n, a))
 y = (X[:, 0] * X[:, 1] + 0.5 * rng.normal(size=n) > 0).astype(int)
-def hwm():
-    # VmHWM: this process's own peak. ru_maxrss would include the parent's peak,
-    # which Linux carries over a fork + exec.
-    for line in open("/proc/self/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 before = hwm()
 t = time.perf_counter()
 with warnings.catch_warnings():
@@ -153,13 +144,7 @@ print(json.dumps({"fit_seconds": fit, "peak_rss_mib": peak, "rss_before_fit_mib"
 
 def _immigrate_rss(n: int, a: int, iters: int, seed: int) -> dict[str, Any]:
     """Time and peak RSS (MiB, ``VmHWM``) of one IMMIGRATE fit in a subprocess."""
-    proc = subprocess.run(
-        [sys.executable, "-c", _RSS_SCRIPT, str(n), str(a), str(iters), str(seed)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_measured_script(_RSS_SCRIPT, n, a, iters, seed)
 
 
 @register_suite(
