@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from localselect._pairwise import PairDiffs
-from localselect.margin import DegenerateMarginWarning
+from localselect.margin import DegenerateMarginWarning, _relieff_numba
 from localselect.margin import _kernels as K
 
 _spec = importlib.util.spec_from_file_location(
@@ -147,11 +147,21 @@ def test_margin_vector_matches_reference(seed, outlier, n_classes):
     assert step.entropy == pytest.approx(ent, abs=1e-10)
 
 
+RELIEFF_ENGINES = ["numpy"] + (["numba"] if _relieff_numba.AVAILABLE else [])
+
+
+@pytest.mark.parametrize("engine", RELIEFF_ENGINES)
+@pytest.mark.parametrize("block_memory", [1e-4, None])
 @given(st.integers(0, 10_000), st.integers(2, 3), st.integers(1, 6))
-def test_relieff_matches_reference(seed, n_classes, k):
+def test_relieff_matches_reference(engine, block_memory, seed, n_classes, k):
     X, codes, _, _ = _problem(seed, n=15, a=4, n_classes=n_classes)
-    X = np.round(X, 1)  # creates distance ties: both sides break them by lower index
-    got = K.relieff(X, codes, k, block_memory=1e-4)
+    # Integers 0..4 with both ends in every column: the range-scaled values are
+    # multiples of 1/4, so every distance is exact whatever the summation order
+    # and its many ties are real; both sides break them by lower index.
+    X = np.clip(np.round(X + 2), 0, 4)
+    X[:2] = [[0.0], [4.0]]
+    # block_memory=1e-4 forces row blocks (numpy) and per-tile distances (numba)
+    got = K.relieff(X, codes, k, block_memory=block_memory, engine=engine)
     np.testing.assert_allclose(got, ref.relieff(X, codes, k), atol=1e-12)
 
 

@@ -69,7 +69,7 @@ UCI_DATASETS: dict[str, str] = {
     "IMM": "immunotherapy",
     "ION": "Ionosphere",
     "LYM": "pmlb_lymphography",
-    "MON": "pmlb_monk1",
+    "MON": "pmlb_monk3",
     "PAR": "parkinsons",
     "PID": "PimaIndiansDiabetes",
     "SMR": "Sonar",

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.linalg
+from joblib import effective_n_jobs
 from numpy.typing import NDArray
 from scipy.spatial.distance import pdist, squareform
 from sklearn import get_config
@@ -35,6 +36,7 @@ from localselect._pairwise import (
     masked_softmax,
     row_chunks,
 )
+from localselect.margin import _relieff_numba
 
 __all__ = [
     "DegenerateMarginWarning",
@@ -612,6 +614,7 @@ def relieff(
     *,
     block_memory: float | None = None,
     n_jobs: int | None = None,
+    engine: str = "auto",
 ) -> Array:
     """ReliefF scores (Kononenko 1994; Robnik-Sikonja and Kononenko 2003).
 
@@ -624,11 +627,27 @@ def relieff(
         W += ( -mean_hits diff + sum_c P(c) / (1 - P(y_i)) mean_{misses in c} diff ) / N
 
     A sample whose class has no other member adds no hit term.
+
+    ``engine="auto"`` runs the compiled kernel of
+    :mod:`localselect.margin._relieff_numba` when numba is installed (the
+    ``fast`` extra; threads: ``n_jobs``, or numba's default for None), else
+    this numpy code; ``"numpy"`` and ``"numba"`` force one. Both find the same
+    neighbours and agree to rounding.
     """
     n, a = X.shape
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
     scale = np.divide(1.0, span, out=np.zeros(a), where=span > 0)
+    if engine not in ("auto", "numpy", "numba"):
+        raise ValueError(f"engine must be 'auto', 'numpy' or 'numba'; got {engine!r}.")
+    if engine == "numba" or (engine == "auto" and _relieff_numba.AVAILABLE):
+        if not _relieff_numba.AVAILABLE:
+            raise ImportError("engine='numba' needs numba: pip install 'localselect[fast]'.")
+        threads = None if n_jobs is None else effective_n_jobs(n_jobs)
+        memory = (block_memory or get_config().get("working_memory") or 1024) * 2**20
+        return _relieff_numba.relieff_compiled(
+            X, lo, scale, codes, n_neighbors, threads, matrix_bytes=memory
+        )
     Xs = (X - lo) * scale
     n_classes = int(codes.max()) + 1
     counts = np.bincount(codes, minlength=n_classes)

@@ -1,0 +1,220 @@
+"""Compiled ReliefF kernel (numba), used by :func:`localselect.margin._kernels.relieff`.
+
+The optional ``localselect[fast]`` extra installs numba. The kernel computes
+exactly what the numpy path computes (same neighbours, same sums up to
+rounding): for every sample ``i`` the Manhattan distances of the
+range-scaled features to all samples, the ``k`` nearest samples of each class
+(``i`` excluded, ties to the lower index), and the prior-weighted mean
+differences of Kononenko's ReliefF update. Nothing of size ``N x N`` or
+``N x k x A`` is stored: each row's distances live in a length-``N`` buffer.
+
+Work splits into tiles of rows (distances, neighbours) and blocks of
+features (the update), each owning its output entries, so the summation
+order, and the result, does not depend on the number of threads.
+
+Nothing here validates user input; see :func:`relieff_compiled`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+numba: Any
+try:  # pragma: no cover - exercised when numba is installed
+    import numba
+    from numba import njit, prange
+except ImportError:  # pragma: no cover - exercised when numba is absent
+    numba = None
+
+__all__ = ["AVAILABLE", "relieff_compiled"]
+
+#: True when numba imports, so the compiled kernel can run.
+AVAILABLE = numba is not None
+
+#: Features per block of the update loop (a block of every row stays in cache).
+_FEATURE_BLOCK = 128
+#: Rows whose distances are computed together (cache blocking).
+_TILE = 16
+
+
+if AVAILABLE:
+
+    @njit(parallel=True, cache=True)
+    def _range_scale(X, lo, scale):  # pragma: no cover
+        """``(X - lo) * scale`` row by row (the same arithmetic as numpy's)."""
+        n, a = X.shape
+        out = np.empty((n, a))
+        for i in prange(n):
+            for f in range(a):
+                out[i, f] = (X[i, f] - lo[f]) * scale[f]
+        return out
+
+    @njit(parallel=True, cache=True, fastmath={"reassoc", "contract", "nsz"})
+    def _cityblock_symmetric(Xs, pairs):  # pragma: no cover
+        """Manhattan distance matrix, each tile pair ``(bi <= bj)`` computed once."""
+        n, a = Xs.shape
+        D = np.empty((n, n))
+        for p in prange(pairs.shape[0]):
+            i0 = pairs[p, 0] * _TILE
+            j0 = pairs[p, 1] * _TILE
+            i1 = min(i0 + _TILE, n)
+            j1 = min(j0 + _TILE, n)
+            for j in range(j0, j1):
+                xj = Xs[j]
+                for i in range(i0, min(i1, j + 1) if i0 == j0 else i1):
+                    xi = Xs[i]
+                    s = 0.0
+                    for f in range(a):
+                        s += abs(xi[f] - xj[f])
+                    D[i, j] = s
+                    D[j, i] = s
+        return D
+
+    @njit(parallel=True, cache=True, fastmath={"reassoc", "contract", "nsz"})
+    def _neighbours(Xs, D, codes, starts, members, k_per, coef):  # pragma: no cover
+        """Every sample's k nearest per class (ties to the lower index) and their weights.
+
+        Distances come from ``D`` when it holds the whole matrix, else each tile
+        of rows computes its own (each ``x_j`` read once per tile).
+        """
+        n, a = Xs.shape
+        n_classes = starts.shape[0] - 1
+        slots = k_per.max() * n_classes
+        nb_idx = np.zeros((n, slots), dtype=np.int64)
+        nb_w = np.zeros((n, slots))
+        have_d = D.shape[0] == n
+        n_tiles = -(-n // _TILE)
+        for tile in prange(n_tiles):
+            t0 = tile * _TILE
+            t1 = min(t0 + _TILE, n)
+            dist = np.empty((0 if have_d else _TILE, n))
+            best_d = np.empty(max(1, k_per.max()))
+            if not have_d:
+                for j in range(n):
+                    xj = Xs[j]
+                    for i in range(t0, t1):
+                        xi = Xs[i]
+                        s = 0.0
+                        for f in range(a):
+                            s += abs(xi[f] - xj[f])
+                        dist[i - t0, j] = s
+            for i in range(t0, t1):
+                ci = codes[i]
+                row = D[i] if have_d else dist[i - t0]
+                slot = 0
+                for c in range(n_classes):
+                    k = k_per[ci, c]
+                    if k <= 0:
+                        continue
+                    # Insertion into the k best, candidates in index order and a
+                    # strict comparison: ties go to the lower index.
+                    m = 0
+                    for t in range(starts[c], starts[c + 1]):
+                        j = members[t]
+                        if j == i:
+                            continue
+                        dj = row[j]
+                        if m == k and dj >= best_d[k - 1]:
+                            continue
+                        pos = m if m < k else k - 1
+                        while pos > 0 and dj < best_d[pos - 1]:
+                            best_d[pos] = best_d[pos - 1]
+                            nb_idx[i, slot + pos] = nb_idx[i, slot + pos - 1]
+                            pos -= 1
+                        best_d[pos] = dj
+                        nb_idx[i, slot + pos] = j
+                        if m < k:
+                            m += 1
+                    w = coef[ci, c] / k
+                    for t in range(k):
+                        nb_w[i, slot + t] = w
+                    slot += k
+        return nb_idx, nb_w
+
+    @njit(parallel=True, cache=True, fastmath={"reassoc", "contract", "nsz"})
+    def _weighted_diffs(Xs, nb_idx, nb_w):  # pragma: no cover
+        """``sum_i sum_slots w |x_i - x_nb|`` per feature, by blocks of features.
+
+        Each block of columns stays in cache while every row and neighbour passes
+        over it; blocks own disjoint features, so the sum order is fixed.
+        """
+        n, a = Xs.shape
+        total = np.zeros(a)
+        n_blocks = -(-a // _FEATURE_BLOCK)
+        for b in prange(n_blocks):
+            f0 = b * _FEATURE_BLOCK
+            f1 = min(f0 + _FEATURE_BLOCK, a)
+            acc = total[f0:f1]
+            for i in range(n):
+                xi = Xs[i, f0:f1]
+                for t in range(nb_idx.shape[1]):
+                    w = nb_w[i, t]
+                    if w == 0.0:
+                        continue
+                    xh = Xs[nb_idx[i, t], f0:f1]
+                    for f in range(f1 - f0):
+                        acc[f] += w * abs(xi[f] - xh[f])
+        return total
+
+
+def relieff_compiled(
+    X: NDArray[np.float64],
+    lo: NDArray[np.float64],
+    scale: NDArray[np.float64],
+    codes: NDArray[np.intp],
+    n_neighbors: int,
+    n_threads: int | None = None,
+    matrix_bytes: float = 256 * 2**20,
+) -> NDArray[np.float64]:
+    """ReliefF scores, the compiled twin of :func:`localselect.margin._kernels.relieff`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data; features are compared as ``(x - lo) * scale``.
+    lo, scale : ndarray of shape (n_features,)
+        Feature minimum and ``1 / range`` (0 for a constant feature).
+    codes : ndarray of shape (n_samples,)
+        Class codes ``0 .. C-1``.
+    n_neighbors : int
+        ``k``: hits, and misses of each other class, per sample (capped per class).
+    n_threads : int or None, default=None
+        numba threads for this call (restored afterwards); None keeps numba's
+        setting (all cores unless ``NUMBA_NUM_THREADS`` says otherwise).
+    matrix_bytes : float, default=256 MiB
+        Largest ``N x N`` distance matrix to hold, so that each pair is computed
+        once; beyond it every tile of rows computes its own distances.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        ``(1/N) sum_i (-mean_hits diff + sum_c P(c) / (1 - P(y_i)) mean_misses_c diff)``.
+    """
+    n = X.shape[0]
+    counts = np.bincount(codes)
+    n_classes = counts.shape[0]
+    priors = counts / n
+    members = np.argsort(codes, kind="stable").astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    same = np.eye(n_classes, dtype=bool)
+    k_per = np.minimum(n_neighbors, counts[None, :] - same).astype(np.int64)
+    coef = np.where(same, -1.0, priors[None, :] / (1.0 - priors[:, None]))
+    previous = numba.get_num_threads()
+    if n_threads is not None:
+        numba.set_num_threads(max(1, min(n_threads, numba.config.NUMBA_NUM_THREADS)))
+    try:
+        Xs = _range_scale(np.ascontiguousarray(X), lo, scale)
+        if n * n * 8 <= matrix_bytes:
+            n_tiles = -(-n // _TILE)
+            bi, bj = np.triu_indices(n_tiles)
+            D = _cityblock_symmetric(Xs, np.column_stack([bi, bj]).astype(np.int64))
+        else:
+            D = np.empty((0, 0))
+        nb_idx, nb_w = _neighbours(Xs, D, codes.astype(np.int64), starts, members, k_per, coef)
+        total = _weighted_diffs(Xs, nb_idx, nb_w)
+    finally:
+        numba.set_num_threads(previous)
+    return total / n
