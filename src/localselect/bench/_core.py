@@ -9,7 +9,7 @@ import os
 import platform
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module, resources
 from pathlib import Path
@@ -97,17 +97,43 @@ class SuiteContext:
         The key is combined with ``quick`` and ``random_state``, so a quick run
         never reuses the cells of a full run. Delete ``out / "cache"`` to start over.
         """
-        full_key = {"key": key, "quick": self.quick, "random_state": self.random_state}
-        blob = json.dumps(full_key, sort_keys=True, default=str).encode()
-        path = self.out / "cache" / f"{hashlib.sha256(blob).hexdigest()[:24]}.joblib"
+        path = self._cache_path(key)
         if path.exists():
             return joblib.load(path)
         value = compute()
+        self._store(path, value)
+        return value
+
+    def cached_map(
+        self, keys: Sequence[dict[str, Any]], func: Callable[..., Any], args: Sequence[tuple]
+    ) -> list[Any]:
+        """``[func(*a) for a in args]``, each cached under its key like :meth:`cached`.
+
+        The missing cells run in parallel processes (``n_jobs``) and are stored as
+        they finish, so an interrupted run keeps every finished cell.
+        """
+        from sklearn.utils.parallel import Parallel, delayed
+
+        paths = [self._cache_path(key) for key in keys]
+        missing = [i for i, path in enumerate(paths) if not path.exists()]
+        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+            delayed(func)(*args[i]) for i in missing
+        )
+        for i, value in zip(missing, results):
+            self._store(paths[i], value)
+        return [joblib.load(path) for path in paths]
+
+    def _cache_path(self, key: dict[str, Any]) -> Path:
+        full_key = {"key": key, "quick": self.quick, "random_state": self.random_state}
+        blob = json.dumps(full_key, sort_keys=True, default=str).encode()
+        return self.out / "cache" / f"{hashlib.sha256(blob).hexdigest()[:24]}.joblib"
+
+    @staticmethod
+    def _store(path: Path, value: Any) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         joblib.dump(value, tmp)
         tmp.replace(path)
-        return value
 
     def progress(self, items: Iterable[Any], description: str = "") -> Iterator[Any]:
         """Iterate with a progress bar on a terminal (silent otherwise)."""

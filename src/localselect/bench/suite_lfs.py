@@ -102,20 +102,23 @@ def table1(ctx: SuiteContext) -> list[dict[str, Any]]:
     names = ["Sonar", "Breast", "Colon"] if ctx.quick else list(_TABLE1)
     records = []
     seeds = ctx.seeds(len(_TABLE1) * n_splits)
-    for k, name in enumerate(_TABLE1):
-        if name not in names or not ctx.wants(name):
-            continue
-        errs = np.array(
-            [
-                ctx.cached(
-                    {"suite": "lfs-table1", "dataset": name, "split": s, "alphas": alphas},
-                    lambda name=name, s=s, k=k: _split_error(
-                        name, alphas, seeds[k * n_splits + s]
-                    ),
-                )
-                for s in ctx.progress(range(n_splits), name)
-            ]
-        )
+    # Every (data set, split) cell is one cached job; cells run in parallel.
+    cells = [
+        (k, name, s)
+        for k, name in enumerate(_TABLE1)
+        if name in names and ctx.wants(name)
+        for s in range(n_splits)
+    ]
+    values = ctx.cached_map(
+        [{"suite": "lfs-table1", "dataset": n, "split": s, "alphas": alphas} for _, n, s in cells],
+        _split_error,
+        [(n, alphas, seeds[k * n_splits + s]) for k, n, s in cells],
+    )
+    by_name: dict[str, list[list[float]]] = {}
+    for (_, name, _), value in zip(cells, values):
+        by_name.setdefault(name, []).append(value)
+    for name, rows in by_name.items():
+        errs = np.array(rows)
         mean = errs.mean(axis=0)
         best = int(np.argmin(mean))
         records.append(
