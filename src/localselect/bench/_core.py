@@ -91,7 +91,7 @@ class SuiteContext:
         """Whether ``dataset`` is selected by ``--datasets``."""
         return self.datasets is None or dataset.lower() in {d.lower() for d in self.datasets}
 
-    def cached(self, key: dict[str, Any], compute: Callable[[], Any]) -> Any:
+    def cached(self, key: dict[str, Any], compute: Callable[..., Any]) -> Any:
         """Return ``compute()``, cached on disk under ``key`` so interrupted runs resume.
 
         The key is combined with ``quick`` and ``random_state``, so a quick run

@@ -445,12 +445,12 @@ def synthetic(ctx: SuiteContext) -> list[dict[str, Any]]:
                     "std": acc.std(ddof=1),
                 }
             )
-        for method, key in (
+        for method, field in (
             ("eq. (3) at the test point (true label)", "topk_scores"),
             ("GP posterior mean", "topk_gp"),
             ("discriminative power D (KL)", "topk_power"),
         ):
-            vals = np.concatenate([f[key] for f in folds])
+            vals = np.concatenate([f[field] for f in folds])
             records.append(
                 {
                     **base,

@@ -300,7 +300,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
     # n_jobs 2 versus 1, same data, back to back (issue #8: >= 1.7x at N=400, M=1,000).
     n, m = (120, 300) if ctx.quick else (400, 1000)
     X, y, _ = make_lfs_synthetic(n, m - 2, random_state=int(rng.integers(2**31 - 1)))
-    times = {}
+    times: dict[int, float] = {}
     for jobs in (1, 2, 1, 2):
         t = time.perf_counter()
         LocalFeatureSelection(n_jobs=jobs).fit(X, y)
