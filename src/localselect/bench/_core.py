@@ -61,7 +61,7 @@ class SuiteContext:
     out : Path
         Output folder; ``out / "cache"`` holds cached cells so runs resume.
     notes : list of str
-        Lines for the report's "Not run" section (see :meth:`note`).
+        Lines for the report's "Notes" section (see :meth:`note`).
     """
 
     quick: bool = False
@@ -72,7 +72,7 @@ class SuiteContext:
     notes: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
-        """Add a line to the report's "Not run" section (a missing baseline and why)."""
+        """Add a line to the report's "Notes" section (a baseline not run and why, a summary)."""
         if text not in self.notes:
             self.notes.append(text)
 

@@ -226,7 +226,7 @@ def render_report(
         ]
     not_run = sorted({str(r["status"]) for r in records if r.get("status")})
     if not_run or notes:
-        lines += ["## Not run", ""]
+        lines += ["## Notes", ""]
         lines += [f"- {text}" for text in [*not_run, *notes]]
         lines.append("")
     if warning_lines:
