@@ -1,16 +1,25 @@
 """Compiled ReliefF kernel (numba), used by :func:`localselect.margin._kernels.relieff`.
 
 The optional ``localselect[fast]`` extra installs numba. The kernel computes
-exactly what the numpy path computes (same neighbours, same sums up to
-rounding): for every sample ``i`` the Manhattan distances of the
-range-scaled features to all samples, the ``k`` nearest samples of each class
-(``i`` excluded, ties to the lower index), and the prior-weighted mean
-differences of Kononenko's ReliefF update. Nothing of size ``N x N`` or
-``N x k x A`` is stored: each row's distances live in a length-``N`` buffer.
+what the numpy path computes: the Manhattan distances of the range-scaled
+features, the ``k`` nearest samples of each class (the sample itself
+excluded, ties to the lower index) and the prior-weighted mean differences of
+Kononenko's ReliefF update. It differs in how it moves data, which is what
+bounds this computation in float64:
 
-Work splits into tiles of rows (distances, neighbours) and blocks of
-features (the update), each owning its output entries, so the summation
-order, and the result, does not depend on the number of threads.
+1. distances: when the ``N x N`` matrix fits the memory budget, each pair
+   once, by 16 x 16 tiles of rows that stay in cache
+   (:func:`_cityblock_symmetric`); otherwise each tile of 16 rows against
+   all samples, in a ``16 x N`` buffer;
+2. neighbours: the ``k`` best of each class kept by insertion, into an
+   ``N x (k C)`` table of indices and weights (:func:`_neighbours`);
+3. update: by blocks of 128 features, so that a block of every row stays in
+   cache while all neighbour pairs pass over it (:func:`_weighted_diffs`).
+
+Every tile and block owns its outputs, so the summation order, and the
+result, does not depend on the number of threads. Distances are summed in
+another order than numpy's (SIMD lanes), so they agree to rounding, and two
+distances equal only up to rounding may be ordered differently.
 
 Nothing here validates user input; see :func:`relieff_compiled`.
 """
