@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing as mp
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -72,3 +75,33 @@ def test_unknown_engine_is_rejected():
     X, y = _data(2, 10, 3, 2)
     with pytest.raises(ValueError, match="engine must be"):
         K.relieff(X, y, 2, engine="cuda")
+
+
+def _child_scores(queue, X, y):  # pragma: no cover - runs in the child
+    queue.put(K.relieff(X, y, 5, engine="numba", n_jobs=2))
+
+
+@needs_numba
+@pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="needs the fork start method")
+def test_a_forked_child_can_run_the_kernel_after_the_parent_did():
+    # numba's parallel=True would start OpenMP threads, after which a forked
+    # child aborts; the kernel runs on plain threads instead.
+    X, y = _data(4, 90, 40, 2)
+    expected = K.relieff(X, y, 5, engine="numba", n_jobs=2)
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_scores, args=(queue, X, y))
+    child.start()
+    child.join(120)
+    assert child.exitcode == 0
+    np.testing.assert_array_equal(queue.get(timeout=5), expected)
+
+
+@needs_numba
+def test_concurrent_calls_from_threads_agree():
+    X, y = _data(5, 90, 40, 3)
+    expected = K.relieff(X, y, 5, engine="numba", n_jobs=2)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: K.relieff(X, y, 5, engine="numba", n_jobs=2), range(4)))
+    for result in results:
+        np.testing.assert_array_equal(result, expected)

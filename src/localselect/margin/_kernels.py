@@ -630,7 +630,7 @@ def relieff(
 
     ``engine="auto"`` runs the compiled kernel of
     :mod:`localselect.margin._relieff_numba` when numba is installed (the
-    ``fast`` extra; threads: ``n_jobs``, or numba's default for None), else
+    ``fast`` extra; threads: ``n_jobs``, or every usable core for None), else
     this numpy code; ``"numpy"`` and ``"numba"`` force one. Both find the same
     neighbours and agree to rounding.
     """

@@ -149,10 +149,11 @@ class ReliefF(_FeatureWeightSelector):
         with a positive weight. Capped at the number of features.
     n_jobs : int, default=None
         Threads. With numba installed (``pip install 'localselect[fast]'``) the
-        compiled kernel runs on ``n_jobs`` threads, and on numba's default
-        (every core, or ``NUMBA_NUM_THREADS``) when None, like scikit-learn's
-        OpenMP code; without numba, threads over row blocks of the distance
-        matrix (None: one). Results do not depend on it.
+        compiled kernel runs on ``n_jobs`` threads, and when None on every
+        usable core (or ``NUMBA_NUM_THREADS`` / ``OMP_NUM_THREADS`` when set,
+        as in joblib's workers), like scikit-learn's OpenMP code; without
+        numba, threads over row blocks of the distance matrix (None: one).
+        Results do not depend on it.
     verbose : int, default=0
         1 logs stages (INFO) to ``logging.getLogger("localselect.margin")``.
 

@@ -17,7 +17,11 @@ bounds this computation in float64:
    cache while all neighbour pairs pass over it (:func:`_weighted_diffs`).
 
 Every tile and block owns its outputs, so the summation order, and the
-result, does not depend on the number of threads. Distances are summed in
+result, does not depend on the number of threads. The compiled functions are
+serial and release the GIL; Python threads run them over ranges of tiles and
+blocks. (numba's own ``parallel=True`` would start an OpenMP runtime, after
+which a forked child process aborts: ``multiprocessing`` with ``fork`` after
+a ``ReliefF`` fit would crash.) Distances are summed in
 another order than numpy's (SIMD lanes), so they agree to rounding, and two
 distances equal only up to rounding may be ordered differently.
 
@@ -26,6 +30,10 @@ Nothing here validates user input; see :func:`relieff_compiled`.
 
 from __future__ import annotations
 
+import itertools
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -34,11 +42,11 @@ from numpy.typing import NDArray
 numba: Any
 try:  # pragma: no cover - exercised when numba is installed
     import numba
-    from numba import njit, prange
+    from numba import njit
 except ImportError:  # pragma: no cover - exercised when numba is absent
     numba = None
 
-__all__ = ["AVAILABLE", "relieff_compiled"]
+__all__ = ["AVAILABLE", "default_threads", "relieff_compiled"]
 
 #: True when numba imports, so the compiled kernel can run.
 AVAILABLE = numba is not None
@@ -48,25 +56,24 @@ _FEATURE_BLOCK = 128
 #: Rows whose distances are computed together (cache blocking).
 _TILE = 16
 
+_FAST = {"reassoc", "contract", "nsz"}
+
 
 if AVAILABLE:
 
-    @njit(parallel=True, cache=True)
-    def _range_scale(X, lo, scale):  # pragma: no cover
-        """``(X - lo) * scale`` row by row (the same arithmetic as numpy's)."""
-        n, a = X.shape
-        out = np.empty((n, a))
-        for i in prange(n):
+    @njit(nogil=True, cache=True)
+    def _range_scale(X, lo, scale, out, r0, r1):  # pragma: no cover
+        """Rows ``r0:r1`` of ``(X - lo) * scale`` (the same arithmetic as numpy's)."""
+        a = X.shape[1]
+        for i in range(r0, r1):
             for f in range(a):
                 out[i, f] = (X[i, f] - lo[f]) * scale[f]
-        return out
 
-    @njit(parallel=True, cache=True, fastmath={"reassoc", "contract", "nsz"})
-    def _cityblock_symmetric(Xs, pairs):  # pragma: no cover
-        """Manhattan distance matrix, each tile pair ``(bi <= bj)`` computed once."""
+    @njit(nogil=True, cache=True, fastmath=_FAST)
+    def _cityblock_tiles(Xs, pairs, D, p0, p1):  # pragma: no cover
+        """Tile pairs ``p0:p1`` (``bi <= bj``) of the Manhattan distance matrix, each pair once."""
         n, a = Xs.shape
-        D = np.empty((n, n))
-        for p in prange(pairs.shape[0]):
+        for p in range(p0, p1):
             i0 = pairs[p, 0] * _TILE
             j0 = pairs[p, 1] * _TILE
             i1 = min(i0 + _TILE, n)
@@ -80,27 +87,24 @@ if AVAILABLE:
                         s += abs(xi[f] - xj[f])
                     D[i, j] = s
                     D[j, i] = s
-        return D
 
-    @njit(parallel=True, cache=True, fastmath={"reassoc", "contract", "nsz"})
-    def _neighbours(Xs, D, codes, starts, members, k_per, coef):  # pragma: no cover
-        """Every sample's k nearest per class (ties to the lower index) and their weights.
+    @njit(nogil=True, cache=True, fastmath=_FAST)
+    def _neighbours(
+        Xs, D, codes, starts, members, k_per, coef, nb_idx, nb_w, tile0, tile1
+    ):  # pragma: no cover
+        """k nearest per class (ties to the lower index) and weights, tiles ``tile0:tile1``.
 
         Distances come from ``D`` when it holds the whole matrix, else each tile
         of rows computes its own (each ``x_j`` read once per tile).
         """
         n, a = Xs.shape
         n_classes = starts.shape[0] - 1
-        slots = k_per.max() * n_classes
-        nb_idx = np.zeros((n, slots), dtype=np.int64)
-        nb_w = np.zeros((n, slots))
         have_d = D.shape[0] == n
-        n_tiles = -(-n // _TILE)
-        for tile in prange(n_tiles):
+        dist = np.empty((0 if have_d else _TILE, n))
+        best_d = np.empty(max(1, k_per.max()))
+        for tile in range(tile0, tile1):
             t0 = tile * _TILE
             t1 = min(t0 + _TILE, n)
-            dist = np.empty((0 if have_d else _TILE, n))
-            best_d = np.empty(max(1, k_per.max()))
             if not have_d:
                 for j in range(n):
                     xj = Xs[j]
@@ -141,19 +145,16 @@ if AVAILABLE:
                     for t in range(k):
                         nb_w[i, slot + t] = w
                     slot += k
-        return nb_idx, nb_w
 
-    @njit(parallel=True, cache=True, fastmath={"reassoc", "contract", "nsz"})
-    def _weighted_diffs(Xs, nb_idx, nb_w):  # pragma: no cover
-        """``sum_i sum_slots w |x_i - x_nb|`` per feature, by blocks of features.
+    @njit(nogil=True, cache=True, fastmath=_FAST)
+    def _weighted_diffs(Xs, nb_idx, nb_w, total, b0, b1):  # pragma: no cover
+        """``sum_i sum_slots w |x_i - x_nb|`` for the features of blocks ``b0:b1``.
 
         Each block of columns stays in cache while every row and neighbour passes
         over it; blocks own disjoint features, so the sum order is fixed.
         """
         n, a = Xs.shape
-        total = np.zeros(a)
-        n_blocks = -(-a // _FEATURE_BLOCK)
-        for b in prange(n_blocks):
+        for b in range(b0, b1):
             f0 = b * _FEATURE_BLOCK
             f1 = min(f0 + _FEATURE_BLOCK, a)
             acc = total[f0:f1]
@@ -166,7 +167,36 @@ if AVAILABLE:
                     xh = Xs[nb_idx[i, t], f0:f1]
                     for f in range(f1 - f0):
                         acc[f] += w * abs(xi[f] - xh[f])
-        return total
+
+
+def default_threads() -> int:
+    """Threads when ``n_jobs`` is None: ``NUMBA_NUM_THREADS`` or ``OMP_NUM_THREADS``
+    if set (joblib's workers set both to 1), else the usable cores."""
+    for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(var, "")
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _run(func: Callable[..., object], n_items: int, n_threads: int, *args: Any) -> None:
+    """``func(*args, start, stop)`` over ``range(n_items)``, split among threads.
+
+    The compiled functions release the GIL, so the threads run in parallel; each
+    part writes only its own outputs.
+    """
+    n_parts = max(1, min(n_threads, n_items))
+    bounds = [n_items * k // n_parts for k in range(n_parts + 1)]
+    if n_parts == 1:
+        func(*args, 0, n_items)
+        return
+    with ThreadPoolExecutor(n_parts) as pool:
+        parts = [pool.submit(func, *args, lo, hi) for lo, hi in itertools.pairwise(bounds)]
+        for part in parts:
+            part.result()
 
 
 def relieff_compiled(
@@ -191,8 +221,7 @@ def relieff_compiled(
     n_neighbors : int
         ``k``: hits, and misses of each other class, per sample (capped per class).
     n_threads : int or None, default=None
-        numba threads for this call (restored afterwards); None keeps numba's
-        setting (all cores unless ``NUMBA_NUM_THREADS`` says otherwise).
+        Threads; None means :func:`default_threads`.
     matrix_bytes : float, default=256 MiB
         Largest ``N x N`` distance matrix to hold, so that each pair is computed
         once; beyond it every tile of rows computes its own distances.
@@ -202,7 +231,9 @@ def relieff_compiled(
     scores : ndarray of shape (n_features,)
         ``(1/N) sum_i (-mean_hits diff + sum_c P(c) / (1 - P(y_i)) mean_misses_c diff)``.
     """
-    n = X.shape[0]
+    threads = default_threads() if n_threads is None else max(1, int(n_threads))
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, a = X.shape
     counts = np.bincount(codes)
     n_classes = counts.shape[0]
     priors = counts / n
@@ -211,19 +242,22 @@ def relieff_compiled(
     same = np.eye(n_classes, dtype=bool)
     k_per = np.minimum(n_neighbors, counts[None, :] - same).astype(np.int64)
     coef = np.where(same, -1.0, priors[None, :] / (1.0 - priors[:, None]))
-    previous = numba.get_num_threads()
-    if n_threads is not None:
-        numba.set_num_threads(max(1, min(n_threads, numba.config.NUMBA_NUM_THREADS)))
-    try:
-        Xs = _range_scale(np.ascontiguousarray(X), lo, scale)
-        if n * n * 8 <= matrix_bytes:
-            n_tiles = -(-n // _TILE)
-            bi, bj = np.triu_indices(n_tiles)
-            D = _cityblock_symmetric(Xs, np.column_stack([bi, bj]).astype(np.int64))
-        else:
-            D = np.empty((0, 0))
-        nb_idx, nb_w = _neighbours(Xs, D, codes.astype(np.int64), starts, members, k_per, coef)
-        total = _weighted_diffs(Xs, nb_idx, nb_w)
-    finally:
-        numba.set_num_threads(previous)
+
+    Xs = np.empty((n, a))
+    _run(_range_scale, n, threads, X, lo, scale, Xs)
+    n_tiles = -(-n // _TILE)
+    if n * n * 8 <= matrix_bytes:
+        bi, bj = np.triu_indices(n_tiles)
+        pairs = np.column_stack([bi, bj]).astype(np.int64)
+        D = np.empty((n, n))
+        _run(_cityblock_tiles, len(pairs), threads, Xs, pairs, D)
+    else:
+        D = np.empty((0, 0))
+    slots = int(k_per.max()) * n_classes
+    nb_idx = np.zeros((n, slots), dtype=np.int64)
+    nb_w = np.zeros((n, slots))
+    codes64 = codes.astype(np.int64)
+    _run(_neighbours, n_tiles, threads, Xs, D, codes64, starts, members, k_per, coef, nb_idx, nb_w)
+    total = np.zeros(a)
+    _run(_weighted_diffs, -(-a // _FEATURE_BLOCK), threads, Xs, nb_idx, nb_w, total)
     return total / n
