@@ -634,10 +634,6 @@ def relieff(
     this numpy code; ``"numpy"`` and ``"numba"`` force one. Both find the same
     neighbours and agree to rounding.
     """
-    n, a = X.shape
-    lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
-    scale = np.divide(1.0, span, out=np.zeros(a), where=span > 0)
     if engine not in ("auto", "numpy", "numba"):
         raise ValueError(f"engine must be 'auto', 'numpy' or 'numba'; got {engine!r}.")
     if engine == "numba" or (engine == "auto" and _relieff_numba.AVAILABLE):
@@ -645,9 +641,11 @@ def relieff(
             raise ImportError("engine='numba' needs numba: pip install 'localselect[fast]'.")
         threads = None if n_jobs is None else effective_n_jobs(n_jobs)
         memory = (block_memory or get_config().get("working_memory") or 1024) * 2**20
-        return _relieff_numba.relieff_compiled(
-            X, lo, scale, codes, n_neighbors, threads, matrix_bytes=memory
-        )
+        return _relieff_numba.relieff_compiled(X, codes, n_neighbors, threads, memory)
+    n, a = X.shape
+    lo = X.min(axis=0)
+    span = X.max(axis=0) - lo
+    scale = np.divide(1.0, span, out=np.zeros(a), where=span > 0)
     Xs = (X - lo) * scale
     n_classes = int(codes.max()) + 1
     counts = np.bincount(codes, minlength=n_classes)

@@ -62,12 +62,31 @@ _FAST = {"reassoc", "contract", "nsz"}
 if AVAILABLE:
 
     @njit(nogil=True, cache=True)
-    def _range_scale(X, lo, scale, out, r0, r1):  # pragma: no cover
-        """Rows ``r0:r1`` of ``(X - lo) * scale`` (the same arithmetic as numpy's)."""
-        a = X.shape[1]
-        for i in range(r0, r1):
-            for f in range(a):
-                out[i, f] = (X[i, f] - lo[f]) * scale[f]
+    def _range_scale(X, Xs, b0, b1):  # pragma: no cover
+        """Blocks ``b0:b1`` of columns scaled to [0, 1] by their range (0 if constant).
+
+        The same arithmetic as numpy's ``(X - lo) * (1 / (hi - lo))``.
+        """
+        n, a = X.shape
+        lo = np.empty(_FEATURE_BLOCK)
+        scale = np.empty(_FEATURE_BLOCK)
+        for b in range(b0, b1):
+            f0 = b * _FEATURE_BLOCK
+            width = min(f0 + _FEATURE_BLOCK, a) - f0
+            for f in range(width):
+                lo[f] = X[0, f0 + f]
+                scale[f] = X[0, f0 + f]
+            for i in range(1, n):
+                for f in range(width):
+                    v = X[i, f0 + f]
+                    lo[f] = min(lo[f], v)
+                    scale[f] = max(scale[f], v)
+            for f in range(width):
+                span = scale[f] - lo[f]
+                scale[f] = 1.0 / span if span > 0 else 0.0
+            for i in range(n):
+                for f in range(width):
+                    Xs[i, f0 + f] = (X[i, f0 + f] - lo[f]) * scale[f]
 
     @njit(nogil=True, cache=True, fastmath=_FAST)
     def _cityblock_tiles(Xs, pairs, D, p0, p1):  # pragma: no cover
@@ -182,27 +201,30 @@ def default_threads() -> int:
         return os.cpu_count() or 1
 
 
-def _run(func: Callable[..., object], n_items: int, n_threads: int, *args: Any) -> None:
-    """``func(*args, start, stop)`` over ``range(n_items)``, split among threads.
+def _run(
+    pool: ThreadPoolExecutor | None,
+    threads: int,
+    func: Callable[..., object],
+    n_items: int,
+    *args: Any,
+) -> None:
+    """``func(*args, start, stop)`` over ``range(n_items)``, in ``threads`` parts on ``pool``.
 
     The compiled functions release the GIL, so the threads run in parallel; each
     part writes only its own outputs.
     """
-    n_parts = max(1, min(n_threads, n_items))
-    bounds = [n_items * k // n_parts for k in range(n_parts + 1)]
-    if n_parts == 1:
+    n_parts = max(1, min(threads, n_items))
+    if pool is None or n_parts == 1:
         func(*args, 0, n_items)
         return
-    with ThreadPoolExecutor(n_parts) as pool:
-        parts = [pool.submit(func, *args, lo, hi) for lo, hi in itertools.pairwise(bounds)]
-        for part in parts:
-            part.result()
+    bounds = [n_items * k // n_parts for k in range(n_parts + 1)]
+    parts = [pool.submit(func, *args, lo, hi) for lo, hi in itertools.pairwise(bounds)]
+    for part in parts:
+        part.result()
 
 
 def relieff_compiled(
     X: NDArray[np.float64],
-    lo: NDArray[np.float64],
-    scale: NDArray[np.float64],
     codes: NDArray[np.intp],
     n_neighbors: int,
     n_threads: int | None = None,
@@ -213,9 +235,7 @@ def relieff_compiled(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-        Data; features are compared as ``(x - lo) * scale``.
-    lo, scale : ndarray of shape (n_features,)
-        Feature minimum and ``1 / range`` (0 for a constant feature).
+        Data; each feature is scaled to [0, 1] by its range (0 if constant).
     codes : ndarray of shape (n_samples,)
         Class codes ``0 .. C-1``.
     n_neighbors : int
@@ -242,22 +262,28 @@ def relieff_compiled(
     same = np.eye(n_classes, dtype=bool)
     k_per = np.minimum(n_neighbors, counts[None, :] - same).astype(np.int64)
     coef = np.where(same, -1.0, priors[None, :] / (1.0 - priors[:, None]))
-
-    Xs = np.empty((n, a))
-    _run(_range_scale, n, threads, X, lo, scale, Xs)
     n_tiles = -(-n // _TILE)
-    if n * n * 8 <= matrix_bytes:
-        bi, bj = np.triu_indices(n_tiles)
-        pairs = np.column_stack([bi, bj]).astype(np.int64)
-        D = np.empty((n, n))
-        _run(_cityblock_tiles, len(pairs), threads, Xs, pairs, D)
-    else:
-        D = np.empty((0, 0))
+    n_blocks = -(-a // _FEATURE_BLOCK)
     slots = int(k_per.max()) * n_classes
     nb_idx = np.zeros((n, slots), dtype=np.int64)
     nb_w = np.zeros((n, slots))
-    codes64 = codes.astype(np.int64)
-    _run(_neighbours, n_tiles, threads, Xs, D, codes64, starts, members, k_per, coef, nb_idx, nb_w)
     total = np.zeros(a)
-    _run(_weighted_diffs, -(-a // _FEATURE_BLOCK), threads, Xs, nb_idx, nb_w, total)
+    Xs = np.empty((n, a))
+    # One pool for the four stages (each waits for the previous one).
+    pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    try:
+        _run(pool, threads, _range_scale, n_blocks, X, Xs)
+        if n * n * 8 <= matrix_bytes:
+            bi, bj = np.triu_indices(n_tiles)
+            pairs = np.column_stack([bi, bj]).astype(np.int64)
+            D = np.empty((n, n))
+            _run(pool, threads, _cityblock_tiles, len(pairs), Xs, pairs, D)
+        else:
+            D = np.empty((0, 0))
+        args = (Xs, D, codes.astype(np.int64), starts, members, k_per, coef, nb_idx, nb_w)
+        _run(pool, threads, _neighbours, n_tiles, *args)
+        _run(pool, threads, _weighted_diffs, n_blocks, Xs, nb_idx, nb_w, total)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return total / n
