@@ -1,0 +1,28 @@
+"""Slow check of the LFS column of the paper's Table 1 (Armanfard, Reilly and Komeili 2016).
+
+The full protocol (alpha 1..30, 10 random splits, the minimum over alpha of the
+mean test error) is the ``lfs-table1`` benchmark suite. Here three splits and
+three alphas per data set, chosen around the suite's best alpha of its full run
+(2026-11-22): the issue asks for our error to be within the paper's standard
+deviation of its mean, or better, which is what this asserts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from localselect.bench._core import load_published
+from localselect.bench.suite_lfs import _split_error
+
+#: Alphas per data set, around the full run's best (Sonar 6, Breast 14).
+ALPHAS = {"Sonar": [3, 6, 10], "Breast": [10, 14, 19]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(ALPHAS))
+def test_table1_lfs_error_within_published_std(name, data_home):
+    published, published_std = load_published("lfs_table1")["rows"][name]["LFS"]
+    errors = np.array([_split_error(name, ALPHAS[name], seed) for seed in range(3)])
+    best = errors.mean(axis=0).min()
+    assert best <= published + published_std, (name, errors.mean(axis=0), published)
