@@ -155,3 +155,32 @@ def test_interrupt_then_resume_reuses_finished_cells(toy_suites, tmp_path):
     assert CALLS == ["Sonar", "DNA"]
     run_suite("toy", SuiteContext(quick=True, out=tmp_path))
     assert CALLS == ["Sonar", "DNA", "DNA"]  # Sonar came from the cache
+
+
+def test_repeats_reach_the_settings_and_readme_table(toy_suites, tmp_path):
+    out = tmp_path / "toy"
+    assert main(["bench", "toy", "--out", str(out), "--repeats", "2"]) == 0
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["settings"]["repeats"] == 2
+    assert "| toy | full, 2 repeats |" in _core_readme_table(tmp_path)
+    run_suite("toy", SuiteContext(out=tmp_path / "plain"))
+    plain = json.loads((tmp_path / "plain" / "results.json").read_text())
+    assert "repeats" not in plain["settings"]  # the paper's protocol: nothing to record
+
+
+def _core_readme_table(results_dir):
+    from localselect.bench._report import readme_table
+
+    return readme_table(collect_results(results_dir))
+
+
+def test_immigrate_protocol_repeats_override_only_the_repeats():
+    from localselect.bench.suite_immigrate import _protocol
+
+    full = _protocol(SuiteContext())
+    one = _protocol(SuiteContext(repeats=1))
+    assert full["n_repeats"] == 10 and one["n_repeats"] == 1
+    assert {k: v for k, v in one.items() if k != "n_repeats"} == {
+        k: v for k, v in full.items() if k != "n_repeats"
+    }
+    assert _protocol(SuiteContext(quick=True, repeats=3))["n_repeats"] == 3

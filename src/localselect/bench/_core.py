@@ -62,6 +62,9 @@ class SuiteContext:
         Output folder; ``out / "cache"`` holds cached cells so runs resume.
     notes : list of str
         Lines for the report's "Notes" section (see :meth:`note`).
+    repeats : int or None
+        Repeats of a suite's repeated cross-validation (``None``: the paper's
+        protocol, or the quick one). Suites without repeated CV ignore it.
     """
 
     quick: bool = False
@@ -70,6 +73,7 @@ class SuiteContext:
     random_state: int = 0
     out: Path = field(default_factory=lambda: Path("bench-results"))
     notes: list[str] = field(default_factory=list)
+    repeats: int | None = None
 
     def note(self, text: str) -> None:
         """Add a line to the report's "Notes" section (a baseline not run and why, a summary)."""
@@ -279,6 +283,8 @@ def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
         "datasets": ctx.datasets,
         "random_state": ctx.random_state,
     }
+    if ctx.repeats is not None:
+        settings["repeats"] = ctx.repeats
     results = {
         "suite": name,
         "paper": suite.paper,

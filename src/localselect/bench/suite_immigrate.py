@@ -21,6 +21,12 @@ Suites
     fixed at 1 (the paper's internal search is out of reach on 12,600
     features: one EGT fit is ~10-30 s here).
 
+``--repeats R`` keeps a suite's protocol but repeats its cross-validation R
+times instead of 10 (the W/T/L t-test then has R x 10 trials): the full
+protocol of ``bim-table3`` (about 20 s per BIM fit with T=100 on a 2-core
+machine) and ``immigrate-table1`` (about 26 s per IM4E-IMMIGRATE fit on
+Prostate) needs CPU days at 10 repeats.
+
 Quick mode (``--quick``) shrinks every protocol (2 x 5-fold CV, internal
 3-fold CV over sigma in {2, 1, 0.5}, a few small data sets, fewer boosting
 rounds) to finish in about two minutes per suite; its numbers are not the
@@ -122,10 +128,14 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
     return _two_largest_classes(np.asarray(X, dtype=float), np.asarray(y))
 
 
-def _protocol(quick: bool) -> dict[str, Any]:
-    if quick:
-        return {"n_repeats": 2, "n_splits": 5, "inner": 3, "sigmas": SIGMAS_QUICK}
-    return {"n_repeats": 10, "n_splits": 10, "inner": 5, "sigmas": SIGMAS_FULL}
+def _protocol(ctx: SuiteContext) -> dict[str, Any]:
+    if ctx.quick:
+        p = {"n_repeats": 2, "n_splits": 5, "inner": 3, "sigmas": SIGMAS_QUICK}
+    else:
+        p = {"n_repeats": 10, "n_splits": 10, "inner": 5, "sigmas": SIGMAS_FULL}
+    if ctx.repeats is not None:  # --repeats: fewer (or more) repeats of the same CV
+        p["n_repeats"] = ctx.repeats
+    return p
 
 
 def _describe(p: dict[str, Any]) -> str:
@@ -226,7 +236,7 @@ def _selected(ctx: SuiteContext, default: list[str], extra: dict[str, str]) -> l
 )
 def table2(ctx: SuiteContext) -> list[dict[str, Any]]:
     published = load_published("immigrate_table2")
-    p = _protocol(ctx.quick)
+    p = _protocol(ctx)
     codes = _selected(ctx, QUICK_UCI if ctx.quick else list(UCI_DATASETS), LARGE_DATASETS)
     names = {**UCI_DATASETS, **LARGE_DATASETS}
     records: list[dict[str, Any]] = []
@@ -293,7 +303,7 @@ def _note_mean_gap(ctx: SuiteContext, records: list[dict[str, Any]], method: str
 )
 def table3(ctx: SuiteContext) -> list[dict[str, Any]]:
     published = load_published("immigrate_table3")
-    p = _protocol(ctx.quick)
+    p = _protocol(ctx)
     n_estimators = 10 if ctx.quick else 100
     codes = _selected(ctx, QUICK_UCI[:3] if ctx.quick else list(UCI_DATASETS), LARGE_DATASETS)
     names = {**UCI_DATASETS, **LARGE_DATASETS}
@@ -343,6 +353,8 @@ def table1(ctx: SuiteContext) -> list[dict[str, Any]]:
     else:
         p = {"n_repeats": 10, "n_splits": 10, "inner": 0, "sigmas": [1.0]}
         codes, n_estimators = list(GENE_DATASETS), 20
+    if ctx.repeats is not None:
+        p["n_repeats"] = ctx.repeats
     if ctx.datasets is not None:
         wanted = {d.lower() for d in ctx.datasets}
         codes = [c for c in GENE_DATASETS if c.lower() in wanted or GENE_DATASETS[c] in wanted]

@@ -90,6 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--datasets", nargs="+", default=None, help="restrict to these data sets")
     bench.add_argument("--random-state", type=int, default=0, help="seed of the whole suite")
     bench.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="repeats of a repeated cross-validation protocol (default: the paper's, "
+        "e.g. 10 for 10 x 10-fold CV); fewer repeats, fewer trials for the t-test",
+    )
+    bench.add_argument(
         "--results",
         default="docs/results",
         help="readme-table: folder searched for results.json files (default: docs/results)",
@@ -173,6 +180,7 @@ def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
         datasets=args.datasets,
         random_state=args.random_state,
         out=out,
+        repeats=args.repeats,
     )
     try:
         if args.suite == "all":
