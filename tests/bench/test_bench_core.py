@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from localselect.bench import SuiteContext, _core, collect_results, run_all, run_suite
-from localselect.bench._report import TABLE_END, TABLE_START
+from localselect.bench._report import TABLE_END, TABLE_START, readme_table
 from localselect.cli import main
 
 CALLS: list[str] = []
@@ -162,16 +162,10 @@ def test_repeats_reach_the_settings_and_readme_table(toy_suites, tmp_path):
     assert main(["bench", "toy", "--out", str(out), "--repeats", "2"]) == 0
     saved = json.loads((out / "results.json").read_text())
     assert saved["settings"]["repeats"] == 2
-    assert "| toy | full, 2 repeats |" in _core_readme_table(tmp_path)
+    assert "| toy | full, 2 repeats |" in readme_table(collect_results(tmp_path))
     run_suite("toy", SuiteContext(out=tmp_path / "plain"))
     plain = json.loads((tmp_path / "plain" / "results.json").read_text())
     assert "repeats" not in plain["settings"]  # the paper's protocol: nothing to record
-
-
-def _core_readme_table(results_dir):
-    from localselect.bench._report import readme_table
-
-    return readme_table(collect_results(results_dir))
 
 
 def test_immigrate_protocol_repeats_override_only_the_repeats():

@@ -135,12 +135,21 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
     return _two_largest_classes(np.asarray(X, dtype=float), np.asarray(y))
 
 
-def _protocol(ctx: SuiteContext) -> dict[str, Any]:
-    if ctx.quick:
-        p = {"n_repeats": 2, "n_splits": 5, "inner": 3, "sigmas": SIGMAS_QUICK}
-    else:
-        p = {"n_repeats": 10, "n_splits": 10, "inner": 5, "sigmas": SIGMAS_FULL}
-    if ctx.repeats is not None:  # --repeats: fewer (or more) repeats of the same CV
+#: Cross-validation protocols: UCI Tables 2/3 and the gene-expression Table 1.
+UCI_QUICK = {"n_repeats": 2, "n_splits": 5, "inner": 3, "sigmas": SIGMAS_QUICK}
+UCI_FULL = {"n_repeats": 10, "n_splits": 10, "inner": 5, "sigmas": SIGMAS_FULL}
+GENE_QUICK = {"n_repeats": 1, "n_splits": 5, "inner": 0, "sigmas": [1.0]}
+GENE_FULL = {"n_repeats": 10, "n_splits": 10, "inner": 0, "sigmas": [1.0]}
+
+
+def _protocol(
+    ctx: SuiteContext,
+    quick: dict[str, Any] = UCI_QUICK,
+    full: dict[str, Any] = UCI_FULL,
+) -> dict[str, Any]:
+    """The quick or full protocol, with ``--repeats`` replacing its number of repeats."""
+    p = dict(quick if ctx.quick else full)
+    if ctx.repeats is not None:
         p["n_repeats"] = ctx.repeats
     return p
 
@@ -354,14 +363,8 @@ def table3(ctx: SuiteContext) -> list[dict[str, Any]]:
 )
 def table1(ctx: SuiteContext) -> list[dict[str, Any]]:
     published = load_published("immigrate_table1")
-    if ctx.quick:
-        p = {"n_repeats": 1, "n_splits": 5, "inner": 0, "sigmas": [1.0]}
-        codes, n_estimators = ["COL"], 3
-    else:
-        p = {"n_repeats": 10, "n_splits": 10, "inner": 0, "sigmas": [1.0]}
-        codes, n_estimators = list(GENE_DATASETS), 20
-    if ctx.repeats is not None:
-        p["n_repeats"] = ctx.repeats
+    p = _protocol(ctx, GENE_QUICK, GENE_FULL)
+    codes, n_estimators = (["COL"], 3) if ctx.quick else (list(GENE_DATASETS), 20)
     if ctx.datasets is not None:
         wanted = {d.lower() for d in ctx.datasets}
         codes = [c for c in GENE_DATASETS if c.lower() in wanted or GENE_DATASETS[c] in wanted]
@@ -374,14 +377,13 @@ def table1(ctx: SuiteContext) -> list[dict[str, Any]]:
 
         def models(s, n_estimators=n_estimators, boosted=boosted):
             egt = Immigrate(1.0, prescreen="auto", init="im4e")
-            b4g = BoostedImmigrate(
-                n_estimators=n_estimators, prescreen="auto", init="im4e", random_state=s
-            )
-            return {
-                "EGT": make_pipeline(StandardScaler(), egt),
-                **({"B4G": make_pipeline(StandardScaler(), b4g)} if boosted else {}),
-                **_baseline_models(TABLE1_BASELINES, s),
-            }
+            out = {"EGT": make_pipeline(StandardScaler(), egt)}
+            if boosted:
+                b4g = BoostedImmigrate(
+                    n_estimators=n_estimators, prescreen="auto", init="im4e", random_state=s
+                )
+                out["B4G"] = make_pipeline(StandardScaler(), b4g)
+            return {**out, **_baseline_models(TABLE1_BASELINES, s)}
 
         key = f"t1-{code}-{n_estimators if boosted else 'egt'}"
         trials = _cross_validate(ctx, key, X, y, models, p, seed)
