@@ -257,8 +257,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "select": _cmd_select,
         "predict": _cmd_predict,
     }
+    from localselect.cli._progress import progress_bars
+
     try:
-        return handlers[args.command](args, console)
+        with progress_bars():
+            return handlers[args.command](args, console)
     except KeyboardInterrupt:
         print("localselect: interrupted", file=sys.stderr)
         return 130
