@@ -211,7 +211,7 @@ def write_demo_report(folder: Path, problems: list[DemoProblem], rows: list[Demo
     import pandas as pd
 
     from localselect import plotting
-    from localselect.cli._select import figure_to_html
+    from localselect.cli._report import figure_to_html
 
     folder.mkdir(parents=True, exist_ok=True)
     frame = pd.DataFrame(

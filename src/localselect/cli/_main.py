@@ -15,12 +15,9 @@ from collections.abc import Sequence
 from rich.console import Console
 
 import localselect
+from localselect.cli._errors import CLIError
 
 __all__ = ["build_parser", "main"]
-
-
-class CLIError(Exception):
-    """A user-facing error: printed as one line, exit code 2."""
 
 
 def _add_verbose(parser: argparse.ArgumentParser, *, top: bool = False) -> None:

@@ -12,13 +12,9 @@
 * ``results.csv`` when the estimator has a ``results_`` table (LLDS);
 * ``report.html`` with ``--report``: a page with the figures embedded.
 
-Preparation (documented in ``docs/cli.md``): the target column becomes ``y``
-(any labels); rows with a missing target are dropped. Numeric columns are
-z-scored (the papers' protocol; ``--no-scale`` keeps them), text, boolean and
-category columns are one-hot encoded (new categories at prediction time
-encode as all zeros). Rows with a missing value are dropped with a warning
-line, except for methods that take the table as it is (LLDS: discrete data,
-missing values counted per feature subset, no encoding or scaling).
+Reading and preparing the table is :mod:`localselect.cli._table` (documented in
+``docs/cli.md``); LLDS takes the table as it is (:data:`RAW_INPUT_METHODS`).
+The HTML report is :mod:`localselect.cli._report`.
 
 The CLI holds no algorithm logic: methods are looked up by name in
 :data:`METHODS` and imported lazily, so a method that has not landed yet gives
@@ -29,11 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
-import base64
-import csv
 import difflib
-import html
-import io
 import json
 import time
 import warnings
@@ -45,7 +37,15 @@ import numpy as np
 import pandas as pd
 from rich.console import Console
 
-from localselect.cli._main import CLIError
+from localselect.cli._errors import CLIError, warn
+from localselect.cli._report import render_html_report
+from localselect.cli._table import _AsText as _AsText  # pickled by older model.joblib files
+from localselect.cli._table import (
+    check_columns,
+    preparation_steps,
+    prepare_table,
+    read_table,
+)
 
 __all__ = ["METHODS", "RAW_INPUT_METHODS", "resolve_method", "run_predict", "run_select"]
 
@@ -66,9 +66,6 @@ METHODS: dict[str, str] = {
 
 #: Methods that take the table as it is (discrete values, missing values allowed).
 RAW_INPUT_METHODS = frozenset({"llds"})
-
-#: Most distinct values a text column may have to be treated as categorical.
-MAX_CATEGORIES = 50
 
 _MODEL_FORMAT = 1
 
@@ -168,137 +165,6 @@ def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _warn(line: str) -> None:
-    """One warning line on stderr (stdout may carry CSV)."""
-    Console(stderr=True).print(
-        f"[yellow]warning:[/yellow] {line}", highlight=False, soft_wrap=True
-    )
-
-
-# -- reading and preparing the table ----------------------------------------------------------
-
-
-def read_table(path: str | Path, *, na_values: list[str] | None = None) -> pd.DataFrame:
-    """Read a CSV/TSV/TXT or Parquet file, with one-line errors."""
-    path = Path(path)
-    if not path.exists():
-        raise CLIError(f"input file {str(path)!r} does not exist")
-    if path.is_dir():
-        raise CLIError(f"input {str(path)!r} is a folder, not a file")
-    if path.stat().st_size == 0:
-        raise CLIError(f"input file {str(path)!r} is empty")
-    suffix = path.suffix.lower()
-    try:
-        if suffix in {".parquet", ".pq"}:
-            try:
-                import pyarrow  # noqa: F401
-            except ImportError as exc:
-                raise CLIError(
-                    "reading Parquet needs pyarrow: pip install pyarrow (or convert to CSV)"
-                ) from exc
-            frame = pd.read_parquet(path)
-        elif suffix in {".csv", ".tsv", ".txt", ".data"}:
-            sep = "\t" if suffix == ".tsv" else None
-            frame = pd.read_csv(path, sep=sep, engine="python", na_values=na_values or None)
-        else:
-            raise CLIError(f"cannot read {path.name!r}: use a .csv, .tsv, .txt or .parquet file")
-    except CLIError:
-        raise
-    except pd.errors.EmptyDataError as exc:
-        raise CLIError(f"input file {str(path)!r} is empty") from exc
-    except (pd.errors.ParserError, csv.Error, UnicodeDecodeError, ValueError, OSError) as exc:
-        raise CLIError(f"cannot parse {str(path)!r}: {exc}") from exc
-    if frame.shape[1] < 2 or frame.shape[0] == 0:
-        raise CLIError(
-            f"{str(path)!r} has {frame.shape[0]} rows and {frame.shape[1]} columns; need a "
-            "label column and at least one feature column with some rows"
-        )
-    frame.columns = [str(c) for c in frame.columns]
-    return frame
-
-
-def _check_columns(frame: pd.DataFrame, names: list[str], what: str) -> None:
-    for name in names:
-        if name not in frame.columns:
-            close = difflib.get_close_matches(name, list(frame.columns), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            shown = ", ".join(list(frame.columns)[:12]) + (" ..." if frame.shape[1] > 12 else "")
-            raise CLIError(f"{what} column {name!r} not found{hint} (columns: {shown})")
-
-
-def _column_kinds(frame: pd.DataFrame, categorical: list[str]) -> tuple[list[str], list[str]]:
-    """Split feature columns into numeric and categorical; refuse unusable text columns."""
-    numeric, categ = [], []
-    for col in frame.columns:
-        series = frame[col]
-        if col in categorical or isinstance(series.dtype, pd.CategoricalDtype):
-            categ.append(col)
-            continue
-        if pd.api.types.is_bool_dtype(series):
-            categ.append(col)
-            continue
-        if pd.api.types.is_numeric_dtype(series):
-            values = series.to_numpy(dtype=float, na_value=np.nan)
-            if np.isinf(values).any():
-                raise CLIError(f"column {col!r} holds infinite values; replace or drop them")
-            numeric.append(col)
-            continue
-        present = series.dropna()
-        as_number = pd.to_numeric(present, errors="coerce")
-        bad = present[as_number.isna()]
-        if len(present) and len(bad) <= 0.1 * len(present):
-            example = bad.iloc[0]
-            raise CLIError(
-                f"column {col!r} is numeric except {len(bad)} value(s) such as {example!r} "
-                f"(row {bad.index[0]}); fix them, or mark them missing with --na-values {example}"
-            )
-        n_unique = present.nunique()
-        if n_unique > MAX_CATEGORIES:
-            raise CLIError(
-                f"column {col!r} is text with {n_unique} distinct values, too many for a "
-                f"categorical feature (at most {MAX_CATEGORIES}); drop it with --drop {col}"
-            )
-        categ.append(col)
-    return numeric, categ
-
-
-def _missing_report(frame: pd.DataFrame) -> dict[str, int]:
-    counts = frame.isna().sum()
-    return {str(k): int(v) for k, v in counts.items() if v > 0}
-
-
-def _build_preparation(numeric: list[str], categorical: list[str], scale: bool):
-    from sklearn.compose import ColumnTransformer
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
-
-    parts = []
-    if numeric:
-        parts.append(("num", StandardScaler() if scale else "passthrough", numeric))
-    if categorical:
-        parts.append(
-            (
-                "cat",
-                OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64),
-                categorical,
-            )
-        )
-    prep = ColumnTransformer(parts, verbose_feature_names_out=False)
-    return prep.set_output(transform="pandas")
-
-
-class _AsText:
-    """Cast categorical columns to text so one-hot encoding sees one type per column."""
-
-    def __init__(self, columns: list[str]):
-        self.columns = columns
-
-    def __call__(self, frame: pd.DataFrame) -> pd.DataFrame:
-        frame = frame.copy()
-        for col in self.columns:
-            frame[col] = frame[col].map(lambda v: v if pd.isna(v) else str(v)).astype(object)
-        return frame
-
-
 def _parse_params(items: list[str]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for item in items:
@@ -392,51 +258,26 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     import joblib
     from sklearn.base import is_classifier
     from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import FunctionTransformer
 
     import localselect
 
     cls = resolve_method(args.method)
     estimator = _make_estimator(cls, args)
     frame = read_table(args.input, na_values=args.na_values)
-    _check_columns(frame, [args.target], "target")
-    _check_columns(frame, args.drop + args.categorical, "--drop/--categorical")
-    if args.target in args.drop:
-        raise CLIError(f"--drop names the target column {args.target!r}")
-    y_all = frame[args.target]
-    X_all = frame.drop(columns=[args.target, *args.drop])
-    if X_all.shape[1] == 0:
-        raise CLIError("no feature columns left after removing the target and --drop columns")
-    warnings_out: list[str] = []
-    missing = _missing_report(frame[[args.target, *X_all.columns]])
-    keep = y_all.notna()
-    if (~keep).any():
-        warnings_out.append(f"dropping {int((~keep).sum())} row(s) with a missing target")
     raw = args.method.lower() in RAW_INPUT_METHODS
-    if not raw:
-        numeric, categorical = _column_kinds(X_all, args.categorical)
-        incomplete = X_all.isna().any(axis=1) & keep
-        if incomplete.any():
-            per_col = ", ".join(f"{k} {v}" for k, v in missing.items() if k != args.target)
-            warnings_out.append(
-                f"dropping {int(incomplete.sum())} row(s) with missing values ({per_col}); "
-                "impute them first to keep those rows"
-            )
-            keep &= ~incomplete
-    X, y = X_all[keep], y_all[keep]
+    table = prepare_table(
+        frame, target=args.target, drop=args.drop, categorical=args.categorical, raw=raw
+    )
+    X, y, keep, missing = table.X, table.y, table.keep, table.missing
+    warnings_out = list(table.warnings)
     for line in warnings_out:
-        _warn(line)
+        warn(line)
     if len(X) == 0:
         raise CLIError("no rows left after dropping rows with missing values")
-    if raw:
-        steps = [("estimator", estimator)]
-        numeric, categorical = [], []
-    else:
-        steps = [
-            ("as_text", FunctionTransformer(_AsText(categorical), feature_names_out="one-to-one")),
-            ("prepare", _build_preparation(numeric, categorical, scale=not args.no_scale)),
-            ("estimator", estimator),
-        ]
+    steps: list[tuple[str, Any]] = []
+    if not raw:
+        steps = preparation_steps(table.numeric, table.categorical, scale=not args.no_scale)
+    steps.append(("estimator", estimator))
     pipeline = Pipeline(steps)
     y_values = y.to_numpy()
     start = time.perf_counter()
@@ -449,7 +290,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     seconds = time.perf_counter() - start
     for message in dict.fromkeys(" ".join(str(w.message).split()) for w in caught):
         warnings_out.append(message)
-        _warn(message)
+        warn(message)
     fitted = pipeline.named_steps["estimator"]
     X_model = pipeline[:-1].transform(X) if len(steps) > 1 else X
     names = [str(n) for n in getattr(X_model, "columns", [f"x{j}" for j in range(X.shape[1])])]
@@ -535,13 +376,13 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
     if not isinstance(bundle, dict) or bundle.get("format") != _MODEL_FORMAT:
         raise CLIError(f"{str(path)!r} was not written by `localselect select`")
     frame = read_table(args.input, na_values=args.na_values)
-    _check_columns(frame, bundle["columns"], "feature")
+    check_columns(frame, bundle["columns"], "feature")
     X = frame[bundle["columns"]]
     pipeline = bundle["pipeline"]
     raw = bundle["method"].lower() in RAW_INPUT_METHODS
     if not raw and X.isna().any(axis=None):
         incomplete = X.isna().any(axis=1)
-        _warn(
+        warn(
             f"skipping {int(incomplete.sum())} row(s) with missing values "
             f"(first: row {X.index[incomplete][0]}); the model was fitted on complete rows"
         )
@@ -571,152 +412,3 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
     else:
         console.print(out.to_csv(), end="", markup=False, highlight=False, soft_wrap=True)
     return 0
-
-
-# -- the HTML report ----------------------------------------------------------------------------
-
-
-def figure_to_html(fig: Any, alt: str) -> str:
-    """An ``<img>`` tag holding the figure as a base64 PNG."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
-
-
-def _lift_figure(estimator: Any, data: Any, labels: Any) -> list[tuple[str, Any]]:
-    """LLDS: the lift table of the best result with at most 3 features, as a heat map."""
-    results = getattr(estimator, "results_", None)
-    if data is None or not isinstance(results, pd.DataFrame) or "features" not in results:
-        return []
-    small = [f for f in results["features"] if isinstance(f, tuple) and 0 < len(f) <= 3]
-    if not small or not set(small[0]) <= set(data.columns):
-        return []
-    from localselect import plotting
-    from localselect.lift import lift_table
-
-    features = list(small[0])
-    table = lift_table(data[features], labels)
-    caption = f"Lift table of {', '.join(features)}"
-    return [(caption, plotting.plot_lift_table(table))]
-
-
-def _figures(
-    estimator: Any, names: list[str], labels: Any, data: Any = None
-) -> list[tuple[str, Any]]:
-    """The figures that apply to this estimator, by duck typing."""
-    from localselect import plotting
-
-    figures = []
-    has_local = hasattr(estimator, "get_local_support")
-    if has_local or hasattr(estimator, "feature_importances_"):
-        what = "Selection frequency across regions" if has_local else "Feature importances"
-        highlight = None
-        if not has_local and hasattr(estimator, "get_support"):
-            highlight = np.asarray(estimator.get_support(), dtype=bool)
-            what += " (red: selected)"
-        figures.append(
-            (
-                what,
-                plotting.plot_selection_frequency(
-                    estimator,
-                    feature_names=names,
-                    top=min(40, len(names)),
-                    highlight=highlight,
-                    title=what,
-                ),
-            )
-        )
-    if has_local:
-        masks = np.asarray(estimator.get_local_support(), dtype=bool)
-        rows = np.linspace(0, masks.shape[0] - 1, min(12, masks.shape[0])).astype(int)
-        figures.append(
-            (
-                "Local subsets of a few training samples",
-                plotting.plot_local_subspaces(
-                    masks,
-                    samples=np.unique(rows),
-                    sample_labels=labels,
-                    feature_names=names,
-                ),
-            )
-        )
-    weights = getattr(estimator, "weights_", None)
-    if weights is not None and np.ndim(weights) == 2:
-        figures.append(
-            (
-                "Weight matrix W",
-                plotting.plot_weight_matrix(weights, feature_names=names, top=min(30, len(names))),
-            )
-        )
-    return figures + _lift_figure(estimator, data, labels)
-
-
-def _fmt(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
-
-
-def _table_html(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, border=0, classes="table", float_format=lambda v: f"{v:.4g}")
-
-
-def render_html_report(
-    *,
-    title: str,
-    summary: dict[str, Any],
-    estimator: Any,
-    feature_names: list[str],
-    importances: pd.DataFrame | None = None,
-    labels: Any = None,
-    warning_lines: list[str] | None = None,
-    extra_html: str = "",
-    data: Any = None,
-) -> str:
-    """A self-contained HTML page: run summary, tables and the figures as base64 PNG."""
-    rows = "".join(
-        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>"
-        for k, v in summary.items()
-        if k not in {"features", "params"}
-    )
-    params = ", ".join(f"{k}={v}" for k, v in summary.get("params", {}).items())
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
-        "table{border-collapse:collapse;margin:1em 0}td,th{padding:2px 8px;text-align:left;"
-        "border-bottom:1px solid #ddd}img{max-width:100%;display:block;margin:1em 0}"
-        ".warn{color:#a60}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-    ]
-    for line in warning_lines or []:
-        parts.append(f'<p class="warn">warning: {html.escape(line)}</p>')
-    parts.append(f"<h2>Run</h2><table>{rows}</table>")
-    if params:
-        parts.append(f"<p>Parameters: <code>{html.escape(params)}</code></p>")
-    if labels is not None:
-        counts = pd.Series(np.asarray(labels)).value_counts(sort=False)
-        parts.append(
-            "<p>Classes: "
-            + html.escape(", ".join(f"{k} ({v})" for k, v in counts.items()))
-            + "</p>"
-        )
-    if extra_html:
-        parts.append(extra_html)
-    if importances is not None:
-        parts.append("<h2>Top features</h2>")
-        parts.append(_table_html(importances.head(20)))
-    results = getattr(estimator, "results_", None)
-    if isinstance(results, pd.DataFrame):
-        parts.append("<h2>Best results</h2>")
-        parts.append(_table_html(results.head(10)))
-    try:
-        figures = _figures(estimator, feature_names, labels, data)
-    except ImportError as exc:
-        figures = []
-        parts.append(f'<p class="warn">No figures: {html.escape(str(exc))}</p>')
-    for caption, fig in figures:
-        parts.append(f"<h2>{html.escape(caption)}</h2>")
-        parts.append(figure_to_html(fig, caption))
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"

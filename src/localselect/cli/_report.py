@@ -1,0 +1,164 @@
+"""The HTML report and its figures, shared by ``localselect select`` and ``demo``.
+
+Figures are chosen by duck typing (local support, ``feature_importances_``,
+a weight matrix ``weights_``, an LLDS ``results_`` table) and embedded as
+base64 PNG, so a report is one self-contained file.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["figure_to_html", "render_html_report"]
+
+
+def figure_to_html(fig: Any, alt: str) -> str:
+    """An ``<img>`` tag holding the figure as a base64 PNG."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _lift_figure(estimator: Any, data: Any, labels: Any) -> list[tuple[str, Any]]:
+    """LLDS: the lift table of the best result with at most 3 features, as a heat map."""
+    results = getattr(estimator, "results_", None)
+    if data is None or not isinstance(results, pd.DataFrame) or "features" not in results:
+        return []
+    small = [f for f in results["features"] if isinstance(f, tuple) and 0 < len(f) <= 3]
+    if not small or not set(small[0]) <= set(data.columns):
+        return []
+    from localselect import plotting
+    from localselect.lift import lift_table
+
+    features = list(small[0])
+    table = lift_table(data[features], labels)
+    caption = f"Lift table of {', '.join(features)}"
+    return [(caption, plotting.plot_lift_table(table))]
+
+
+def _figures(
+    estimator: Any, names: list[str], labels: Any, data: Any = None
+) -> list[tuple[str, Any]]:
+    """The figures that apply to this estimator, by duck typing."""
+    from localselect import plotting
+
+    figures = []
+    has_local = hasattr(estimator, "get_local_support")
+    if has_local or hasattr(estimator, "feature_importances_"):
+        what = "Selection frequency across regions" if has_local else "Feature importances"
+        highlight = None
+        if not has_local and hasattr(estimator, "get_support"):
+            highlight = np.asarray(estimator.get_support(), dtype=bool)
+            what += " (red: selected)"
+        figures.append(
+            (
+                what,
+                plotting.plot_selection_frequency(
+                    estimator,
+                    feature_names=names,
+                    top=min(40, len(names)),
+                    highlight=highlight,
+                    title=what,
+                ),
+            )
+        )
+    if has_local:
+        masks = np.asarray(estimator.get_local_support(), dtype=bool)
+        rows = np.linspace(0, masks.shape[0] - 1, min(12, masks.shape[0])).astype(int)
+        figures.append(
+            (
+                "Local subsets of a few training samples",
+                plotting.plot_local_subspaces(
+                    masks,
+                    samples=np.unique(rows),
+                    sample_labels=labels,
+                    feature_names=names,
+                ),
+            )
+        )
+    weights = getattr(estimator, "weights_", None)
+    if weights is not None and np.ndim(weights) == 2:
+        figures.append(
+            (
+                "Weight matrix W",
+                plotting.plot_weight_matrix(weights, feature_names=names, top=min(30, len(names))),
+            )
+        )
+    return figures + _lift_figure(estimator, data, labels)
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, border=0, classes="table", float_format=lambda v: f"{v:.4g}")
+
+
+def render_html_report(
+    *,
+    title: str,
+    summary: dict[str, Any],
+    estimator: Any,
+    feature_names: list[str],
+    importances: pd.DataFrame | None = None,
+    labels: Any = None,
+    warning_lines: list[str] | None = None,
+    extra_html: str = "",
+    data: Any = None,
+) -> str:
+    """A self-contained HTML page: run summary, tables and the figures as base64 PNG."""
+    rows = "".join(
+        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>"
+        for k, v in summary.items()
+        if k not in {"features", "params"}
+    )
+    params = ", ".join(f"{k}={v}" for k, v in summary.get("params", {}).items())
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+        "table{border-collapse:collapse;margin:1em 0}td,th{padding:2px 8px;text-align:left;"
+        "border-bottom:1px solid #ddd}img{max-width:100%;display:block;margin:1em 0}"
+        ".warn{color:#a60}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+    ]
+    for line in warning_lines or []:
+        parts.append(f'<p class="warn">warning: {html.escape(line)}</p>')
+    parts.append(f"<h2>Run</h2><table>{rows}</table>")
+    if params:
+        parts.append(f"<p>Parameters: <code>{html.escape(params)}</code></p>")
+    if labels is not None:
+        counts = pd.Series(np.asarray(labels)).value_counts(sort=False)
+        parts.append(
+            "<p>Classes: "
+            + html.escape(", ".join(f"{k} ({v})" for k, v in counts.items()))
+            + "</p>"
+        )
+    if extra_html:
+        parts.append(extra_html)
+    if importances is not None:
+        parts.append("<h2>Top features</h2>")
+        parts.append(_table_html(importances.head(20)))
+    results = getattr(estimator, "results_", None)
+    if isinstance(results, pd.DataFrame):
+        parts.append("<h2>Best results</h2>")
+        parts.append(_table_html(results.head(10)))
+    try:
+        figures = _figures(estimator, feature_names, labels, data)
+    except ImportError as exc:
+        figures = []
+        parts.append(f'<p class="warn">No figures: {html.escape(str(exc))}</p>')
+    for caption, fig in figures:
+        parts.append(f"<h2>{html.escape(caption)}</h2>")
+        parts.append(figure_to_html(fig, caption))
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
