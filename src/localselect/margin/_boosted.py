@@ -177,7 +177,7 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
         self : BoostedImmigrate
             The fitted ensemble.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         if self.sigma_min > self.sigma_max:
             raise ValueError(
                 f"sigma_min={self.sigma_min} exceeds sigma_max={self.sigma_max}; "
@@ -258,7 +258,7 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
 
     def _votes(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
         votes = np.zeros((X.shape[0], len(self.classes_)))
         rows = np.arange(X.shape[0])
         for est, alpha in zip(self.estimators_, self.estimator_weights_):
@@ -301,4 +301,5 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.allow_nan = True
         return tags

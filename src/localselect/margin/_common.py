@@ -72,7 +72,7 @@ class _FeatureWeightSelector(SelectorMixin, BaseEstimator):
         :func:`encode_targets` (one class, or a one-sample class with
         ``need_hits``, is a ValueError).
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         set_verbosity(logging.getLogger("localselect.margin"), getattr(self, "verbose", 0))
         self.classes_, codes = encode_targets(type(self).__name__, y, need_hits=need_hits)
         return X, codes
@@ -87,4 +87,5 @@ class _FeatureWeightSelector(SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.allow_nan = True
         return tags

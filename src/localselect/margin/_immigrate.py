@@ -246,7 +246,7 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         self : Immigrate
             The fitted model.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
         classes, codes = encode_targets(type(self).__name__, y)
         rng = check_random_state(self.random_state)
@@ -348,7 +348,7 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
             ``s[i, c] = sum_{y_n = c} alpha_n^c(x_i) q(x_i, x_n)``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
         return self._expected_distances(X)
 
     def predict(self, X):
@@ -391,4 +391,5 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.allow_nan = True
         return tags

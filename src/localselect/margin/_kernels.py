@@ -10,6 +10,10 @@ or of pairs ``n < j`` (:class:`localselect._pairwise.PairDiffs`), never the whol
 in parallel threads, and their partial sums are added in block order, so
 results do not depend on ``n_jobs``. Kernels never validate user input: they take float64
 ``X`` and integer class codes ``0 .. C-1`` with at least two samples per class.
+
+``X`` may hold NaN for missing values: every difference ``|x_n - x_j|`` with an
+unknown entry is then the expected difference of :mod:`localselect.margin._missing`
+(Kononenko's rule for unknown values, on continuous features).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from localselect._pairwise import (
     row_chunks,
 )
 from localselect.margin import _relieff_numba
+from localselect.margin._missing import ExpectedDiff, expected_diff
 
 __all__ = [
     "DegenerateMarginWarning",
@@ -136,7 +141,7 @@ def immigrate_step(
     step : ImmigrateStep
     """
     n, a = X.shape
-    pairs = PairDiffs(X) if pairs is None else pairs
+    pairs = PairDiffs(X, missing=expected_diff(X, codes)) if pairs is None else pairs
     blocks = range(len(pairs))
 
     def quad(k: int) -> Array:
@@ -286,7 +291,12 @@ def immigrate(
     n = X.shape[0]
     sw = np.ones(n) if sample_weight is None else sample_weight
     W = W0
-    pairs = PairDiffs(X, block_memory=block_memory, working_memory=working_memory)
+    pairs = PairDiffs(
+        X,
+        block_memory=block_memory,
+        working_memory=working_memory,
+        missing=expected_diff(X, codes),
+    )
     costs: list[float] = []
     converged = degenerate = False
     n_iter = 0
@@ -355,9 +365,11 @@ def expected_distances(
     """
     n_train, a = X_train.shape
     onehot = codes[None, :] == np.arange(n_classes)[:, None]
+    missing = expected_diff(X_train, codes, n_classes, X_query)
 
     def block(rows: slice) -> Array:
-        D = abs_diff(X_query[rows], X_train)
+        Q = X_query[rows]
+        D = abs_diff(Q, X_train) if missing is None else missing.queries(Q)
         q = D @ W if W.ndim == 1 else _quad_form(D, W)
         out = np.full((q.shape[0], n_classes), np.inf)
         for c in range(n_classes):
@@ -411,7 +423,7 @@ def margin_vector_step(
     to ``z``. Pass ``pairs`` to reuse cached differences across iterations.
     """
     n, a = X.shape
-    pairs = PairDiffs(X) if pairs is None else pairs
+    pairs = PairDiffs(X, missing=expected_diff(X, codes)) if pairs is None else pairs
     blocks = range(len(pairs))
 
     # einsum, not BLAS gemv: single-threaded and faster for these thin blocks
@@ -484,7 +496,7 @@ def im4e(
     n, a = X.shape
     sw = np.ones(n) if sample_weight is None else sample_weight
     w = np.full(a, 1.0 / a) if w0 is None else w0
-    pairs = PairDiffs(X, block_memory=block_memory)
+    pairs = PairDiffs(X, block_memory=block_memory, missing=expected_diff(X, codes))
     costs: list[float] = []
     converged = degenerate = False
     n_iter = 0
@@ -535,7 +547,7 @@ def irelief(
     n, a = X.shape
     sw = np.full(n, 1.0 / n)
     w = np.full(a, 1.0 / np.sqrt(a))
-    pairs = PairDiffs(X, block_memory=block_memory)
+    pairs = PairDiffs(X, block_memory=block_memory, missing=expected_diff(X, codes))
     changes: list[float] = []
     converged = degenerate = False
     n_iter = 0
@@ -576,15 +588,25 @@ def _masked_argmin(dist: Array, mask: NDArray[np.bool_]) -> NDArray[np.intp]:
 
 
 def _nearest_hit_miss(
-    X: Array, codes: Codes, scale: Array, block_memory: float | None
+    X: Array,
+    codes: Codes,
+    scale: Array,
+    block_memory: float | None,
+    missing: ExpectedDiff | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Nearest hit and nearest miss of every sample under ``||scale * (x - x')||_2``."""
-    n = X.shape[0]
+    n, a = X.shape
     Xs = X * scale
     nh = np.empty(n, dtype=np.intp)
     nm = np.empty(n, dtype=np.intp)
-    for rows in row_chunks(n, 4 * n * 8, block_memory):
-        dist = pairwise_distances(Xs[rows], Xs, metric="sqeuclidean")
+    per_row = 4 * n * 8 if missing is None else 3 * n * a * 8
+    for rows in row_chunks(n, per_row, block_memory):
+        if missing is None:
+            dist = pairwise_distances(Xs[rows], Xs, metric="sqeuclidean")
+        else:
+            D = missing.rows(rows)
+            D *= scale
+            dist = np.einsum("ijk,ijk->ij", D, D)
         hits, misses = hit_miss_masks(codes, rows)
         nh[rows] = _masked_argmin(dist, hits)
         nm[rows] = _masked_argmin(dist, misses)
@@ -600,11 +622,18 @@ def relief(
     the lowest index; misses from all other classes), and
     ``w += ((x - NM(x))^2 - (x - NH(x))^2) / M``.
     """
-    nh, nm = _nearest_hit_miss(X, codes, np.ones(X.shape[1]), block_memory)
-    ref = X[sample_indices]
-    diff_miss = (ref - X[nm[sample_indices]]) ** 2
-    diff_hit = (ref - X[nh[sample_indices]]) ** 2
+    missing = expected_diff(X, codes)
+    nh, nm = _nearest_hit_miss(X, codes, np.ones(X.shape[1]), block_memory, missing)
+    diff_miss = _pair_diffs(X, sample_indices, nm[sample_indices], missing) ** 2
+    diff_hit = _pair_diffs(X, sample_indices, nh[sample_indices], missing) ** 2
     return (diff_miss - diff_hit).mean(axis=0)
+
+
+def _pair_diffs(
+    X: Array, ii: NDArray[np.intp], jj: NDArray[np.intp], missing: ExpectedDiff | None
+) -> Array:
+    """``|X[ii] - X[jj]|`` row by row, completed when there are missing values."""
+    return np.abs(X[ii] - X[jj]) if missing is None else missing.pairs(ii, jj)
 
 
 def relieff(
@@ -636,17 +665,23 @@ def relieff(
     """
     if engine not in ("auto", "numpy", "numba"):
         raise ValueError(f"engine must be 'auto', 'numpy' or 'numba'; got {engine!r}.")
-    if engine == "numba" or (engine == "auto" and _relieff_numba.AVAILABLE):
+    has_nan = bool(np.isnan(X).any())
+    if engine == "numba" and has_nan:
+        raise ValueError("engine='numba' needs complete data; use engine='numpy' with NaN.")
+    if engine == "numba" or (engine == "auto" and _relieff_numba.AVAILABLE and not has_nan):
         if not _relieff_numba.AVAILABLE:
             raise ImportError("engine='numba' needs numba: pip install 'localselect[fast]'.")
         threads = None if n_jobs is None else effective_n_jobs(n_jobs)
         memory = (block_memory or get_config().get("working_memory") or 1024) * 2**20
         return _relieff_numba.relieff_compiled(X, codes, n_neighbors, threads, memory)
     n, a = X.shape
-    lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
-    scale = np.divide(1.0, span, out=np.zeros(a), where=span > 0)
-    Xs = (X - lo) * scale
+    known = ~np.isnan(X)
+    lo = np.where(known, X, np.inf).min(axis=0)
+    span = np.where(known, X, -np.inf).max(axis=0) - lo
+    ok = np.isfinite(span) & (span > 0)
+    scale = np.divide(1.0, span, out=np.zeros(a), where=ok)
+    Xs = (X - np.where(ok, lo, 0.0)) * scale
+    missing = expected_diff(Xs, codes)
     n_classes = int(codes.max()) + 1
     counts = np.bincount(codes, minlength=n_classes)
     priors = counts / n
@@ -654,14 +689,16 @@ def relieff(
     # The distance matrix is symmetric: when it fits scikit-learn's working memory,
     # compute each pair once (pdist); otherwise rows of it per block.
     full = None
-    if n * n * 8 <= (get_config().get("working_memory") or 1024) * 2**20:
+    if missing is None and n * n * 8 <= (get_config().get("working_memory") or 1024) * 2**20:
         full = squareform(pdist(Xs, metric="cityblock"))
 
     def block(rows: slice) -> Array:
         if full is not None:
             dist = full[rows].copy()
-        else:
+        elif missing is None:
             dist = pairwise_distances(Xs[rows], Xs, metric="manhattan")
+        else:
+            dist = missing.rows(rows).sum(axis=2)
         dist[np.arange(dist.shape[0]), np.arange(rows.start, rows.stop)] = np.inf
         block_codes = codes[rows]
         total = np.zeros(a)
@@ -683,6 +720,8 @@ def relieff(
                 G = Xs[nb]
                 np.subtract(G, ref[:, None, :], out=G)
                 np.abs(G, out=G)
+                if missing is not None:
+                    missing.fill(G, Xs[nb], ref[:, None, :], codes[nb], c_ref)
                 diff = G.reshape(-1, a).sum(axis=0) / k
                 if c_nb == c_ref:
                     total -= diff
@@ -690,7 +729,7 @@ def relieff(
                     total += priors[c_nb] / (1.0 - priors[c_ref]) * diff
         return total
 
-    per_row = 8 * n * (3 + 2 * n_neighbors * a / max(n, 1))
+    per_row = 8 * n * (3 + 2 * n_neighbors * a / max(n, 1) + (3 * a if missing else 0))
     parts = _map_blocks(block, row_chunks(n, int(per_row) + 1, block_memory), n_jobs)
     return np.sum(parts, axis=0) / n
 
@@ -717,17 +756,21 @@ def simba(
     the original algorithm.
     """
     n = X.shape[0]
+    missing = expected_diff(X, codes)
     # A constant feature never differs between samples: it has no margin, weight 0.
-    w = (np.ptp(X, axis=0) > 0).astype(float)
+    known = ~np.isnan(X)
+    span = np.where(known, X, -np.inf).max(axis=0) - np.where(known, X, np.inf).min(axis=0)
+    w = (np.isfinite(span) & (span > 0)).astype(float)
     if not w.any():
         return VectorResult(w, np.zeros(0), 0, True, True)
     changes: list[float] = []
     converged = False
     n_iter = 0
     for it in range(1, max_iter + 1):
-        nh, nm = _nearest_hit_miss(X, codes, w, block_memory)
-        z_hit = (X - X[nh]) ** 2
-        z_miss = (X - X[nm]) ** 2
+        nh, nm = _nearest_hit_miss(X, codes, w, block_memory, missing)
+        every = np.arange(n)
+        z_hit = _pair_diffs(X, every, nh, missing) ** 2
+        z_miss = _pair_diffs(X, every, nm, missing) ** 2
         norm_hit = np.sqrt(z_hit @ w**2)
         norm_miss = np.sqrt(z_miss @ w**2)
         inv_hit = np.divide(1.0, norm_hit, out=np.zeros(n), where=norm_hit > 0)
