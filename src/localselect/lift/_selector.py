@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -84,14 +85,16 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         ``"profiles"`` ranking then keeps ``top_k`` profiles per class).
     top_k : int, default=10
         Results kept in ``results_`` (per target class for ``"profiles"``).
-    discretizer : transformer, default=None
+    discretizer : "auto", transformer or None, default="auto"
         Applied to continuous ``X`` first. A transformer returning one column
         per feature (for example ``KBinsDiscretizer(encode="ordinal")``) is
         fitted once; one returning a single column (a joint discretizer such as
         :class:`MahalanobisQuantileDiscretizer`) is refitted on every feature
         subset, as in the paper, and profiles are then its joint bins.
-        ``None``: ``X`` must already be discrete (integers, strings,
-        categories; NaN missing).
+        ``"auto"``: discrete columns (integers, strings, categories) are kept
+        and every numeric column with a non-integer value is cut at its sample
+        tertiles (3 bins, NaN stays missing), so any numeric table can be
+        scored. ``None``: ``X`` must already be discrete (NaN missing).
     n_jobs : int, default=None
         Parallel jobs over blocks of feature subsets (one block per first
         feature for the profile lattice); results do not depend on it.
@@ -189,7 +192,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         "min_support": [Interval(Real, 0, 1, closed="both")],
         "target_class": "no_validation",
         "top_k": [Interval(Integral, 1, None, closed="left")],
-        "discretizer": [HasMethods(["fit_transform"]), None],
+        "discretizer": [HasMethods(["fit_transform"]), StrOptions({"auto"}), None],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
     }
@@ -202,7 +205,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         min_support=0.0,
         target_class=None,
         top_k=10,
-        discretizer=None,
+        discretizer="auto",
         n_jobs=None,
         verbose=0,
     ):
@@ -231,7 +234,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
 
     def _discrete_codes(self, X):
         """Per-feature codes, or a per-subset column function for a joint discretizer."""
-        if self.discretizer is None:
+        if self.discretizer is None or isinstance(self.discretizer, str):
             if X.dtype != object or _all_numeric(X):
                 Xf = self._as_float(X)
                 if np.isinf(Xf).any():
@@ -239,21 +242,17 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
                         "X contains infinity; discrete data must hold finite values "
                         "(NaN marks a missing value)."
                     )
-                finite = Xf[~np.isnan(Xf)]
-                if not np.array_equal(finite, np.round(finite)):
-                    bad = [
-                        j
-                        for j in range(Xf.shape[1])
-                        if not np.array_equal(
-                            Xf[~np.isnan(Xf[:, j]), j], np.round(Xf[~np.isnan(Xf[:, j]), j])
-                        )
-                    ]
+                bad = np.flatnonzero(np.any(~np.isnan(Xf) & (Xf != np.round(Xf)), axis=0)).tolist()
+                if bad and self.discretizer == "auto":
+                    Xf = _tertile_bins(Xf, bad)
+                elif bad:
                     raise ValueError(
                         f"X has continuous (non-integer) values in columns {bad[:10]}; the "
-                        "lift dependence scale needs discrete features. Pass a discretizer, "
-                        "e.g. discretizer=MahalanobisQuantileDiscretizer(n_bins=3) (joint "
-                        "quantile bins, as in the paper) or "
-                        "KBinsDiscretizer(encode='ordinal')."
+                        "lift dependence scale needs discrete features. Pass a discretizer: "
+                        "discretizer='auto' (sample tertiles per feature), "
+                        "MahalanobisQuantileDiscretizer(n_bins=3) (joint quantile bins, as "
+                        "in the paper; on the command line --params "
+                        "discretizer=mahalanobis:3) or KBinsDiscretizer(encode='ordinal')."
                     )
                 return encode_discrete(Xf), None
             return encode_discrete(X), None
@@ -435,6 +434,18 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.categorical = True
         return tags
+
+
+def _tertile_bins(X, columns):
+    """Copy of ``X`` with ``columns`` replaced by their tertile bin (0, 1, 2); NaN kept."""
+    out = X.copy()
+    sub = X[:, columns]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column stays NaN
+        edges = np.nanquantile(sub, [1 / 3, 2 / 3], axis=0)
+    binned = (sub > edges[0]).astype(np.float64) + (sub > edges[1])
+    out[:, columns] = np.where(np.isnan(sub), np.nan, binned)
+    return out
 
 
 def _all_numeric(X) -> bool:
