@@ -189,3 +189,31 @@ def test_immigrate_predicts_queries_with_nan():
     assert np.all(np.isfinite(model.predict_proba(Q)))
     boosted = BoostedImmigrate(n_estimators=2, random_state=0).fit(X, y)
     assert boosted.predict(Q).tolist() == [1, 0]
+
+
+def test_estimators_without_nan_support_say_so():
+    # Issue #20: the estimators that do not take NaN raise scikit-learn's clear error.
+    from localselect.utils._test_common import make_instances
+
+    X, y = _informative_with_holes()
+    refused = []
+    for est in make_instances():
+        if est.__sklearn_tags__().input_tags.allow_nan:
+            continue
+        with pytest.raises(ValueError, match="NaN"):
+            est.fit(X, y)
+        refused.append(type(est).__name__)
+    assert {"FisherScore", "LocalFeatureSelection", "GPLocalFeatureSelection"} <= set(refused)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("power", [1, 2])
+def test_block_distances_match_the_completed_differences(seed, power):
+    # The matrix-product form of the distances equals summing the completed |d|.
+    X, codes = _problem(seed, n=17, a=6, n_classes=3, rate=0.35)
+    X[codes == 2, 1] = np.nan  # a class without known values: pooled
+    m = expected_diff(X, codes)
+    v = np.random.default_rng(seed).uniform(0, 2, size=6)
+    rows = slice(3, 11)
+    want = (m.rows(rows) ** power * v).sum(axis=2)
+    np.testing.assert_allclose(m.distances(rows, v, power), want, rtol=1e-10, atol=1e-10)

@@ -120,6 +120,11 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
 
     Notes
     -----
+    Missing values (NaN) are allowed: a difference with an unknown value is
+    its expected value over the known values of the sample's class
+    (Kononenko's rule for unknown values; queries at prediction time use all
+    training values), see :mod:`localselect.margin._missing`.
+
     **Algorithm.** Hits are the other samples of a sample's class, misses
     the samples of all other classes (one-vs-rest, so multiclass data need no
     special case). Each iteration computes ``q`` for all pairs, the softmax

@@ -595,18 +595,15 @@ def _nearest_hit_miss(
     missing: ExpectedDiff | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Nearest hit and nearest miss of every sample under ``||scale * (x - x')||_2``."""
-    n, a = X.shape
+    n = X.shape[0]
     Xs = X * scale
     nh = np.empty(n, dtype=np.intp)
     nm = np.empty(n, dtype=np.intp)
-    per_row = 4 * n * 8 if missing is None else 3 * n * a * 8
-    for rows in row_chunks(n, per_row, block_memory):
+    for rows in row_chunks(n, 4 * n * 8, block_memory):
         if missing is None:
             dist = pairwise_distances(Xs[rows], Xs, metric="sqeuclidean")
         else:
-            D = missing.rows(rows)
-            D *= scale
-            dist = np.einsum("ijk,ijk->ij", D, D)
+            dist = missing.distances(rows, scale**2, 2)
         hits, misses = hit_miss_masks(codes, rows)
         nh[rows] = _masked_argmin(dist, hits)
         nm[rows] = _masked_argmin(dist, misses)
@@ -698,7 +695,7 @@ def relieff(
         elif missing is None:
             dist = pairwise_distances(Xs[rows], Xs, metric="manhattan")
         else:
-            dist = missing.rows(rows).sum(axis=2)
+            dist = missing.distances(rows, np.ones(a), 1)
         dist[np.arange(dist.shape[0]), np.arange(rows.start, rows.stop)] = np.inf
         block_codes = codes[rows]
         total = np.zeros(a)
@@ -729,7 +726,7 @@ def relieff(
                     total += priors[c_nb] / (1.0 - priors[c_ref]) * diff
         return total
 
-    per_row = 8 * n * (3 + 2 * n_neighbors * a / max(n, 1) + (3 * a if missing else 0))
+    per_row = 8 * n * (3 + 2 * n_neighbors * a / max(n, 1))
     parts = _map_blocks(block, row_chunks(n, int(per_row) + 1, block_memory), n_jobs)
     return np.sum(parts, axis=0) / n
 

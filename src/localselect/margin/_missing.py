@@ -29,12 +29,20 @@ with the features, so a positive rescaling of a feature rescales them alike.
 group, with ``k`` of them below ``v``, is
 ``(v k - sum_{i<=k} s_i + sum_{i>k} s_i - v (m - k)) / m`` (binary search and
 prefix sums): O(log m) per unknown entry after an O(N A log N) set-up.
+
+Distances ``sum_a v_a d_a^p`` of whole row blocks (the neighbour searches of
+Relief, ReliefF and Simba) never build the ``rows x N x A`` differences: the
+distance of the zero-filled data (scikit-learn's ``pairwise_distances``) is
+corrected by matrix products over the features that have unknowns, using the
+table ``H[c, j, a] = E |x_{j,a} - X_a|`` (``X_a`` in class ``c``) of every
+known entry. Memory ``O((C + 1) N A_m)`` for ``A_m`` features with unknowns.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.metrics import pairwise_distances
 
 __all__ = ["ExpectedDiff", "expected_diff"]
 
@@ -93,6 +101,10 @@ class ExpectedDiff:
             self._cumsum[c0] = 0.0
             np.cumsum(self._values[s : s + m], out=self._cumsum[c0 + 1 : c0 + 1 + m])
         self._both = self._both_unknown()
+        self._features = features
+        self._unknown = np.isnan(X[:, features]).astype(np.float64)
+        self._zero_filled = np.where(np.isnan(X), 0.0, X)
+        self._h: Array | None = None
 
     def _group(self, c: NDArray[np.intp], f: NDArray[np.intp]) -> NDArray[np.intp]:
         """Group of class ``c`` and feature ``f``; pooled when the class has no value."""
@@ -126,6 +138,57 @@ class ExpectedDiff:
             total = self._cumsum[c0 + m]
             out[idx] = (vv * k - below + (total - below) - vv * (m - k)) / m
         return out
+
+    def _known_table(self) -> Array:
+        """``H[c, j, a] = E |x_{j,a} - X_a|`` for known entries (0 where unknown).
+
+        Shape (C + 1, N, A_m) over the features with unknowns; built once.
+        """
+        if self._h is None:
+            f = self._features
+            sub = self.X[:, f]
+            rows, cols = np.nonzero(~np.isnan(sub))
+            table = np.zeros((self.n_classes + 1, sub.shape[0], f.size))
+            for c in range(self.n_classes + 1):
+                table[c, rows, cols] = self.expect(sub[rows, cols], np.full(rows.size, c), f[cols])
+            self._h = table
+        return self._h
+
+    def distances(self, rows: slice, weights: Array, power: int) -> Array:
+        """``sum_a weights_a d_a^power`` of training rows against all, completed.
+
+        Equals ``(self.rows(rows) ** power * weights).sum(-1)`` (``power`` 1 or
+        2, ``weights >= 0``) without the ``rows x N x A`` array: the distance
+        of the zero-filled data, minus the terms it counts for an unknown
+        entry, plus the expected-difference terms (one matrix product per
+        class, and per pair of classes for entries unknown on both sides).
+        """
+        X0, U, f, codes = self._zero_filled, self._unknown, self._features, self.codes
+        if power == 1:
+            D = pairwise_distances(X0[rows] * weights, X0 * weights, metric="manhattan")
+        else:
+            s = np.sqrt(weights)
+            D = pairwise_distances(X0[rows] * s, X0 * s, metric="sqeuclidean")
+        if f.size == 0:
+            return D
+        v = weights[f]
+        Ur = U[rows]
+        known_terms = np.abs(X0[:, f]) ** power * v
+        D -= known_terms[rows] @ U.T  # x_j unknown: the zero fill counted v |x_i|^p
+        D -= Ur @ known_terms.T  # x_i unknown: it counted v |x_j|^p
+        H = self._known_table() ** power
+        row_codes = codes[rows]
+        for c in np.unique(row_codes):  # x_i unknown (class c), x_j known
+            sel = row_codes == c
+            D[sel] += (Ur[sel] * v) @ H[c].T
+        both = self._both[:, :, f] ** power
+        for c in range(self.n_classes):  # x_j unknown (class c), x_i known
+            cols = np.flatnonzero(codes == c)
+            D[:, cols] += (H[c][rows] * v) @ U[cols].T
+            for ci in np.unique(row_codes):  # both unknown
+                sel = row_codes == ci
+                D[np.ix_(sel, cols)] += (Ur[sel] * (v * both[ci, c])) @ U[cols].T
+        return np.maximum(D, 0.0)
 
     def _both_unknown(self) -> Array:
         """``E |X - X'|`` for every pair of classes (pooled included), shape (C+1, C+1, A)."""
