@@ -23,7 +23,9 @@ from localselect import (
     ReliefF,
     Simba,
 )
-from localselect.margin import _kernels as K
+from localselect.margin import _matrix_kernels as MK
+from localselect.margin import _nn_kernels as NK
+from localselect.margin import _vector_kernels as VK
 from localselect.margin._missing import ExpectedDiff, expected_diff
 
 _spec = importlib.util.spec_from_file_location(
@@ -98,7 +100,7 @@ def test_pair_diffs_property(seed, rate):
 def test_relief_matches_reference(seed):
     X, codes = _problem(seed)
     np.testing.assert_allclose(
-        K.relief(X, codes, np.arange(len(X))), ref.relief(X, codes), rtol=1e-10, atol=1e-12
+        NK.relief(X, codes, np.arange(len(X))), ref.relief(X, codes), rtol=1e-10, atol=1e-12
     )
 
 
@@ -108,7 +110,7 @@ def test_relieff_matches_reference(seed, n_classes):
     X, codes = _problem(seed, n=15, n_classes=n_classes)
     for engine in ("auto", "numpy"):
         np.testing.assert_allclose(
-            K.relieff(X, codes, 3, engine=engine),
+            NK.relieff(X, codes, 3, engine=engine),
             ref.relieff(X, codes, 3),
             rtol=1e-10,
             atol=1e-12,
@@ -117,8 +119,8 @@ def test_relieff_matches_reference(seed, n_classes):
 
 def test_relieff_blocks_do_not_change_result():
     X, codes = _problem(7, n=30, a=6, n_classes=3)
-    whole = K.relieff(X, codes, 4, engine="numpy")
-    tiny = K.relieff(X, codes, 4, engine="numpy", block_memory=0.001)
+    whole = NK.relieff(X, codes, 4, engine="numpy")
+    tiny = NK.relieff(X, codes, 4, engine="numpy", block_memory=0.001)
     np.testing.assert_allclose(whole, tiny, rtol=1e-12, atol=1e-14)
 
 
@@ -128,7 +130,7 @@ def test_margin_vector_step_matches_reference(seed, outlier):
     X, codes = _problem(seed, n_classes=3)
     rng = np.random.default_rng(seed)
     w, sw = rng.uniform(0.1, 1, size=4), rng.uniform(0.1, 1, size=len(X))
-    got = K.margin_vector_step(X, codes, w, 0.7, sw, outlier=outlier)
+    got = VK.margin_vector_step(X, codes, w, 0.7, sw, outlier=outlier)
     z, entropy = ref.margin_vector_step(X, codes, w, 0.7, sw, outlier=outlier)
     np.testing.assert_allclose(got.z, z, rtol=1e-10, atol=1e-12)
     assert got.entropy == pytest.approx(entropy, rel=1e-10)
@@ -140,13 +142,13 @@ def test_immigrate_step_and_prediction_match_reference(seed):
     rng = np.random.default_rng(seed)
     B = rng.uniform(size=(4, 4))
     W, sw = B @ B.T, rng.uniform(0.1, 1, size=len(X))
-    got = K.immigrate_step(X, codes, W, 0.8, sw)
+    got = MK.immigrate_step(X, codes, W, 0.8, sw)
     Sigma, entropy = ref.immigrate_step(X, codes, W, 0.8, sw)
     np.testing.assert_allclose(got.scatter, Sigma, rtol=1e-10, atol=1e-12)
     assert got.entropy == pytest.approx(entropy, rel=1e-10)
     Q = np.where(rng.random((4, 4)) < 0.3, np.nan, rng.normal(size=(4, 4)))
     np.testing.assert_allclose(
-        K.expected_distances(Q, X, codes, 2, W, 0.8),
+        MK.expected_distances(Q, X, codes, 2, W, 0.8),
         ref.expected_distances(Q, X, codes, np.arange(2), W, 0.8),
         rtol=1e-10,
     )

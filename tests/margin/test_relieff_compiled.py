@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from localselect import ReliefF
-from localselect.margin import _kernels as K
+from localselect.margin import _nn_kernels as K
 from localselect.margin import _relieff_numba
 
 needs_numba = pytest.mark.skipif(

@@ -34,7 +34,7 @@ from localselect import IM4E, Immigrate, ReliefF
 from localselect.bench._core import SuiteContext, register_suite, run_measured_script
 from localselect.bench.suite_immigrate import PAPER
 from localselect.datasets import load_dataset
-from localselect.margin import _kernels, _relieff_numba
+from localselect.margin import _nn_kernels, _relieff_numba
 
 # ----------------------------------------------------------------------------- Fig. 3
 
@@ -198,7 +198,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
     add("ReliefF 200x2000, k=10", "localselect", ours, f"{engine} kernel")
     if _relieff_numba.AVAILABLE:
         numpy_kernel = _best_time(
-            lambda: _kernels.relieff(X, y.astype(np.intp), 10, engine="numpy"), fast_repeats
+            lambda: _nn_kernels.relieff(X, y.astype(np.intp), 10, engine="numpy"), fast_repeats
         )
         add("ReliefF 200x2000, k=10", "localselect (numpy kernel)", numpy_kernel)
     try:

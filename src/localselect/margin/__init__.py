@@ -1,7 +1,11 @@
 """Margin-based feature weighting: Relief family, IM4E, IMMIGRATE and its boosted form.
 
-All estimators share the vectorised kernels of :mod:`localselect.margin._kernels`
-(hit/miss softmax and chunked ``|x_i - x_j|`` work from :mod:`localselect._pairwise`).
+The vectorised kernels are one module per family: nearest hit/miss methods in
+:mod:`localselect.margin._nn_kernels`, softmax-margin weight vectors (IM4E,
+I-RELIEF) in :mod:`localselect.margin._vector_kernels`, the IMMIGRATE matrix in
+:mod:`localselect.margin._matrix_kernels`; the last two share the hit/miss
+softmax of :mod:`localselect.margin._kernels` and the chunked ``|x_i - x_j|``
+work of :mod:`localselect._pairwise`.
 """
 
 from localselect.margin._boosted import BoostedImmigrate

@@ -12,9 +12,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions, fit_context
-from localselect.margin import _kernels
 from localselect.margin._common import encode_targets, set_verbosity
-from localselect.margin._immigrate import Immigrate
+from localselect.margin._immigrate import Immigrate, with_fit_result
+from localselect.margin._matrix_kernels import expected_distances, immigrate_fit
+from localselect.margin._vector_kernels import im4e
 
 __all__ = ["BoostedImmigrate"]
 
@@ -190,19 +191,32 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
             )
         set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
         self.classes_, codes = encode_targets(type(self).__name__, y)
-        n, a = X.shape
+        n = X.shape[0]
         k = len(self.classes_)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(np.iinfo(np.int32).max, size=self.n_estimators)
         im4e_weights = None
         if self.prescreen is not None or self.init == "im4e":
-            im4e_weights = _kernels.im4e(X, codes, 1.0, n_jobs=self.n_jobs, warn=False).weights
+            im4e_weights = im4e(X, codes, 1.0, n_jobs=self.n_jobs, warn=False).weights
         factor = (self.sigma_min / self.sigma_max) ** (1.0 / self.n_estimators)
         D = np.full(n, 1.0 / n)
         sigma = self.sigma_max
         estimators, votes, errors, sigmas = [], [], [], []
         first = None
         for t in range(self.n_estimators):
+            result = immigrate_fit(
+                X,
+                codes,
+                sigma,
+                rng=check_random_state(seeds[t]),
+                init=self.init,
+                prescreen=self.prescreen,
+                max_iter=self.max_iter,
+                sample_weight=D,
+                im4e_weights=im4e_weights,
+                n_jobs=self.n_jobs,
+                warn=False,
+            )
             learner = Immigrate(
                 sigma,
                 max_iter=self.max_iter,
@@ -210,20 +224,21 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
                 prescreen=self.prescreen,
                 n_jobs=self.n_jobs,
             )
-            learner._fit_codes(
-                X,
-                codes,
-                self.classes_,
-                rng=check_random_state(seeds[t]),
-                sigma=sigma,
-                sample_weight=D,
-                warn=False,
-                im4e_weights=im4e_weights,
-            )
-            learner.n_features_in_ = a
+            with_fit_result(learner, result, X, codes, self.classes_)
             if first is None:
                 first = learner
-            pred = np.argmin(learner._expected_distances(X, leave_one_out=True), axis=1)
+            Xk = X[:, result.features]
+            loo = expected_distances(
+                Xk,
+                Xk,
+                codes,
+                k,
+                result.modelled_weights,
+                sigma,
+                leave_one_out=True,
+                n_jobs=self.n_jobs,
+            )
+            pred = np.argmin(loo, axis=1)
             wrong = pred != codes
             eps = float(D @ wrong)
             logger.info("BIM round %d: sigma=%.4g, error=%.4f", t + 1, sigma, eps)
@@ -267,7 +282,7 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
         votes = np.zeros((X.shape[0], len(self.classes_)))
         rows = np.arange(X.shape[0])
         for est, alpha in zip(self.estimators_, self.estimator_weights_):
-            votes[rows, np.argmin(est._expected_distances(X), axis=1)] += alpha
+            votes[rows, np.argmin(est.expected_distances(X), axis=1)] += alpha
         return votes
 
     def predict(self, X):

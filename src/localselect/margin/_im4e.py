@@ -6,7 +6,7 @@ import logging
 from numbers import Integral, Real
 
 from localselect._compat import Interval, fit_context
-from localselect.margin import _kernels
+from localselect.margin import _vector_kernels
 from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["IM4E"]
@@ -155,7 +155,7 @@ class IM4E(_FeatureWeightSelector):
         """
         X, codes = self._prepare_fit(X, y)
         logger.info("IM4E: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
-        res = _kernels.im4e(
+        res = _vector_kernels.im4e(
             X,
             codes,
             self.sigma,

@@ -6,7 +6,6 @@ import logging
 from numbers import Integral, Real
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
@@ -14,24 +13,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions, fit_context
-from localselect.margin import _kernels
 from localselect.margin._common import encode_targets, set_verbosity, top_k_mask
+from localselect.margin._matrix_kernels import ImmigrateFit, expected_distances, immigrate_fit
 
-__all__ = ["Immigrate"]
-
-logger = logging.getLogger(__name__)
-
-
-def _initial_matrix(init: str, n: int, rng, im4e_weights: NDArray | None) -> NDArray:
-    if init == "identity":
-        W0 = np.eye(n)
-    elif init == "random":
-        U = rng.uniform(size=(n, n))
-        W0 = U + U.T
-    else:
-        assert im4e_weights is not None  # init="im4e" always computes them first
-        W0 = np.diag(im4e_weights)
-    return W0 / np.linalg.norm(W0)
+__all__ = ["Immigrate", "with_fit_result"]
 
 
 class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
@@ -254,67 +239,21 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
         classes, codes = encode_targets(type(self).__name__, y)
-        rng = check_random_state(self.random_state)
-        self._fit_codes(X, codes, classes, rng=rng, sigma=self.sigma)
-        return self
-
-    def _fit_codes(
-        self, X, codes, classes, *, rng, sigma, sample_weight=None, warn=True, im4e_weights=None
-    ):
-        """Fit on validated data (also used by BoostedImmigrate with sample weights)."""
-        a = X.shape[1]
-        self.classes_ = classes
-        self.im4e_weights_ = im4e_weights
-        if im4e_weights is None and (self.prescreen is not None or self.init == "im4e"):
-            logger.info("IMMIGRATE: IM4E weights for %d features", a)
-            self.im4e_weights_ = _kernels.im4e(
-                X,
-                codes,
-                sigma,
-                max_iter=self.max_iter,
-                tol=self.tol,
-                n_jobs=self.n_jobs,
-                warn=False,
-            ).weights
-        keep = np.ones(a, dtype=bool)
-        if self.prescreen is not None:
-            threshold = 2.0 / a if self.prescreen == "auto" else float(self.prescreen)
-            keep = self.im4e_weights_ > threshold
-            keep[np.argmax(self.im4e_weights_)] = True
-        features = np.flatnonzero(keep)
-        logger.info("IMMIGRATE: modelling %d of %d features", len(features), a)
-        Xk = X[:, features]
-        sub_im4e = None if self.im4e_weights_ is None else self.im4e_weights_[features]
-        W0 = _initial_matrix(self.init, len(features), rng, sub_im4e)
-        res = _kernels.immigrate(
-            Xk,
+        result = immigrate_fit(
+            X,
             codes,
-            W0,
-            sigma,
-            sample_weight=sample_weight,
+            self.sigma,
+            rng=check_random_state(self.random_state),
+            init=self.init,
+            prescreen=self.prescreen,
+            nonnegative=self.nonnegative,
+            prune=self.prune,
             max_iter=self.max_iter,
             tol=self.tol,
-            nonnegative=self.nonnegative,
             n_jobs=self.n_jobs,
             callback=self.callback,
-            warn=warn,
         )
-        Wk = res.weights
-        if self.prune:
-            Wk = _kernels.prune_weight_matrix(Wk, 1.0 / len(features))
-        W = np.zeros((a, a))
-        W[np.ix_(features, features)] = Wk
-        self.weights_ = W
-        self.feature_importances_ = W.diagonal().copy()
-        self.cost_ = res.cost
-        self.n_iter_ = res.n_iter
-        self.prescreen_support_ = keep
-        self.sigma_ = sigma
-        self._features = features
-        self._Wk = Wk
-        self._X_fit = Xk
-        self._codes = codes
-        return self
+        return with_fit_result(self, result, X, codes, classes)
 
     @property
     def interaction_importances_(self):
@@ -328,13 +267,13 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         return W
 
     def _expected_distances(self, X, *, leave_one_out=False):
-        return _kernels.expected_distances(
+        return expected_distances(
             X[:, self._features],
             self._X_fit,
             self._codes,
             len(self.classes_),
             self._Wk,
-            self.sigma_,
+            self.sigma,
             leave_one_out=leave_one_out,
             n_jobs=self.n_jobs,
         )
@@ -385,7 +324,7 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
             Rows sum to 1, columns ordered as ``classes_``.
         """
-        return softmax(-self.expected_distances(X) / self.sigma_, axis=1)
+        return softmax(-self.expected_distances(X) / self.sigma, axis=1)
 
     def _get_support_mask(self):
         check_is_fitted(self)
@@ -398,3 +337,27 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         tags.target_tags.required = True
         tags.input_tags.allow_nan = True
         return tags
+
+
+def with_fit_result(estimator: Immigrate, result: ImmigrateFit, X, codes, classes) -> Immigrate:
+    """Give ``estimator`` the fitted attributes of a kernel result, and return it.
+
+    The one place an :class:`Immigrate` receives its fitted state: its own
+    ``fit`` and every round of :class:`~localselect.margin.BoostedImmigrate`
+    (which fits with sample weights) go through it. ``X`` (validated float64,
+    all features) and ``codes`` (class codes into ``classes``) are the
+    training data; predictions keep its modelled columns.
+    """
+    estimator.n_features_in_ = X.shape[1]
+    estimator.classes_ = classes
+    estimator.weights_ = result.weights
+    estimator.feature_importances_ = result.weights.diagonal().copy()
+    estimator.cost_ = result.cost
+    estimator.n_iter_ = result.n_iter
+    estimator.prescreen_support_ = result.prescreen_support
+    estimator.im4e_weights_ = result.im4e_weights
+    estimator._features = result.features
+    estimator._Wk = result.modelled_weights
+    estimator._X_fit = X[:, result.features]
+    estimator._codes = codes
+    return estimator

@@ -6,7 +6,7 @@ import logging
 from numbers import Integral, Real
 
 from localselect._compat import Interval, fit_context
-from localselect.margin import _kernels
+from localselect.margin import _vector_kernels
 from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["IRelief"]
@@ -142,7 +142,7 @@ class IRelief(_FeatureWeightSelector):
         """
         X, codes = self._prepare_fit(X, y)
         logger.info("I-RELIEF: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
-        res = _kernels.irelief(
+        res = _vector_kernels.irelief(
             X,
             codes,
             self.sigma,

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from localselect._compat import Interval, RealNotInt, fit_context
-from localselect.margin import _kernels
+from localselect.margin import _nn_kernels
 from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["Relief", "ReliefF"]
@@ -135,7 +135,7 @@ class Relief(_FeatureWeightSelector):
             rng = check_random_state(self.random_state)
             ref = np.sort(rng.choice(n, size=m, replace=False))
         logger.info("Relief: %d reference samples, %d features", len(ref), X.shape[1])
-        self.feature_importances_ = _kernels.relief(X, codes, ref)
+        self.feature_importances_ = _nn_kernels.relief(X, codes, ref)
         return self
 
 
@@ -266,7 +266,7 @@ class ReliefF(_FeatureWeightSelector):
         X, codes = self._prepare_fit(X, y, need_hits=False)
         self.n_neighbors_ = min(self.n_neighbors, X.shape[0] - 1)
         logger.info("ReliefF: %d samples, %d features, k=%d", *X.shape, self.n_neighbors_)
-        self.feature_importances_ = _kernels.relieff(
+        self.feature_importances_ = _nn_kernels.relieff(
             X, codes, self.n_neighbors_, n_jobs=self.n_jobs
         )
         return self

@@ -1,4 +1,4 @@
-"""Compiled ReliefF kernel (numba), used by :func:`localselect.margin._kernels.relieff`.
+"""Compiled ReliefF kernel (numba), used by :func:`localselect.margin._nn_kernels.relieff`.
 
 The optional ``localselect[fast]`` extra installs numba. The kernel computes
 what the numpy path computes: the Manhattan distances of the range-scaled
@@ -230,7 +230,7 @@ def relieff_compiled(
     n_threads: int | None = None,
     matrix_bytes: float = 256 * 2**20,
 ) -> NDArray[np.float64]:
-    """ReliefF scores, the compiled twin of :func:`localselect.margin._kernels.relieff`.
+    """ReliefF scores, the compiled twin of :func:`localselect.margin._nn_kernels.relieff`.
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ import logging
 from numbers import Integral, Real
 
 from localselect._compat import Interval, fit_context
-from localselect.margin import _kernels
+from localselect.margin import _nn_kernels
 from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["Simba"]
@@ -127,7 +127,7 @@ class Simba(_FeatureWeightSelector):
         """
         X, codes = self._prepare_fit(X, y)
         logger.info("Simba: %d samples, %d features", *X.shape)
-        res = _kernels.simba(
+        res = _nn_kernels.simba(
             X, codes, max_iter=self.max_iter, tol=self.tol, callback=self.callback
         )
         self.feature_importances_ = res.weights

@@ -1,0 +1,450 @@
+"""The IMMIGRATE matrix kernel: Algorithm 2, its pre-screen and the classifier (3.18).
+
+Notation and blocking as in :mod:`localselect.margin._kernels`. One iteration
+(:func:`immigrate_step`) is three passes: the quadratic-Manhattan distances
+``q`` of every pair (:func:`pair_quad_forms`, eq. (3.3)), the hit/miss softmax
+(:func:`~localselect.margin._kernels.softmax_coefficients`, eq. (3.6)) and the
+matrix Sigma of Theorem 3.1 (:func:`scatter_matrix`); :func:`update_weight_matrix`
+then gives the new ``W``. :func:`immigrate_fit` is the whole fit of one
+IMMIGRATE model (IM4E pre-screen, initial ``W``, Algorithm 2, pruning), used by
+both :class:`~localselect.margin.Immigrate` and every round of
+:class:`~localselect.margin.BoostedImmigrate`.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import scipy.linalg
+from numpy.typing import NDArray
+from sklearn.exceptions import ConvergenceWarning
+
+from localselect._pairwise import PairDiffs, abs_diff, masked_softmax, row_chunks
+from localselect.margin._kernels import (
+    Array,
+    Codes,
+    DegenerateMarginWarning,
+    map_blocks,
+    pair_matrix,
+    softmax_coefficients,
+)
+from localselect.margin._missing import expected_diff
+from localselect.margin._vector_kernels import im4e
+
+__all__ = [
+    "ImmigrateFit",
+    "ImmigrateResult",
+    "ImmigrateStep",
+    "expected_distances",
+    "immigrate",
+    "immigrate_fit",
+    "immigrate_step",
+    "initial_matrix",
+    "pair_quad_forms",
+    "prune_weight_matrix",
+    "scatter_matrix",
+    "update_weight_matrix",
+]
+
+logger = logging.getLogger(__name__)
+
+
+def _quad_form(D: Array, W: Array) -> Array:
+    """``q_ij = D_ij^T W D_ij`` for a block ``D`` of shape (rows, N, A), eq. (3.3)."""
+    rows, n, a = D.shape
+    flat = D.reshape(rows * n, a)
+    return np.einsum("ij,ij->i", flat @ W, flat).reshape(rows, n)
+
+
+class ImmigrateStep(NamedTuple):
+    """One pass over the data with ``W`` fixed (Step 1 of Algorithm 2)."""
+
+    scatter: Array
+    """Sigma of Theorem 3.1: sum_n D_n (Sigma_{n,H} - Sigma_{n,M}), shape (A, A)."""
+    entropy: float
+    """sum_n D_n (E_miss(z_n) - E_hit(z_n)), the entropy term of eq. (3.5)/(3.19)."""
+
+
+def immigrate_step(
+    X: Array,
+    codes: Codes,
+    W: Array,
+    sigma: float,
+    sample_weight: Array,
+    *,
+    pairs: PairDiffs | None = None,
+    n_jobs: int | None = None,
+) -> ImmigrateStep:
+    """alpha, beta by eq. (3.6) for the current ``W``, and the Sigma they define.
+
+    ``q`` and ``|x_n - x_j| |x_n - x_j|^T`` are symmetric in the pair, so each
+    pair ``n < j`` is visited once: pass 1 fills the ``N x N`` matrix of ``q``,
+    the softmax runs over its rows, and pass 2 adds
+    ``(c_nj + c_jn) d d^T`` to Sigma with ``c_nj = D_n (alpha_nj - beta_nj)``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, A)
+    codes : ndarray of shape (N,)
+        Class codes; every class has at least two samples.
+    W : ndarray of shape (A, A)
+        Current symmetric weight matrix.
+    sigma : float
+        Softmax temperature (> 0).
+    sample_weight : ndarray of shape (N,)
+        ``D(x_n)`` of eq. (3.19); all ones for eq. (3.5).
+    pairs : PairDiffs, default=None
+        The pair differences of ``X`` (pass one to reuse its cache across
+        iterations); built here when None.
+    n_jobs : int, default=None
+        Threads over pair blocks.
+
+    Returns
+    -------
+    step : ImmigrateStep
+    """
+    pairs = PairDiffs(X, missing=expected_diff(X, codes)) if pairs is None else pairs
+    C = pair_quad_forms(pairs, W, n_jobs=n_jobs)
+    entropy = softmax_coefficients(C, codes, sigma, sample_weight, hit_sign=1.0)
+    return ImmigrateStep(scatter_matrix(pairs, C, n_jobs=n_jobs), entropy)
+
+
+def pair_quad_forms(pairs: PairDiffs, W: Array, *, n_jobs: int | None = None) -> Array:
+    """The symmetric ``N x N`` matrix of ``q(x_n, x_j) = d_nj^T W d_nj``, eq. (3.3).
+
+    Each pair ``n < j`` is computed once from the cached differences of
+    ``pairs``; the diagonal is 0.
+    """
+
+    def quad(k: int) -> Array:
+        F = pairs.diffs(k)
+        return np.einsum("ij,ij->i", F @ W, F)
+
+    return pair_matrix(pairs, map_blocks(quad, range(len(pairs)), n_jobs), pairs.X.shape[0])
+
+
+def scatter_matrix(pairs: PairDiffs, C: Array, *, n_jobs: int | None = None) -> Array:
+    """Sigma of Theorem 3.1 from the softmax coefficients ``C``.
+
+    ``Sigma = sum_{n < j} (c_nj + c_jn) d_nj d_nj^T`` with ``C`` as written by
+    :func:`~localselect.margin._kernels.softmax_coefficients` (``c_nj = D_n
+    (alpha_nj - beta_nj)``); symmetrised against rounding.
+    """
+    a = pairs.X.shape[1]
+
+    def scatter(k: int) -> Array:
+        ii, jj = pairs.blocks[k]
+        F = pairs.diffs(k)
+        coef = C[ii, jj] + C[jj, ii]
+        # G^T G products run as symmetric rank-k updates (half a general product).
+        pos = coef > 0
+        G = F[pos] * np.sqrt(coef[pos])[:, None]
+        H = F[~pos] * np.sqrt(-coef[~pos])[:, None]
+        return G.T @ G - H.T @ H
+
+    total = np.zeros((a, a))
+    for part in map_blocks(scatter, range(len(pairs)), n_jobs):
+        total += part
+    return 0.5 * (total + total.T)
+
+
+def update_weight_matrix(scatter: Array, *, nonnegative: bool = True) -> Array | None:
+    """Closed-form W of Theorem 3.1 (eq. (3.8), (3.17)).
+
+    ``W = sum_i eta_i psi_i psi_i^T`` with ``(psi_i, mu_i)`` the eigenpairs of
+    Sigma and ``eta = (-mu)^+ / ||(-mu)^+||_2``, so ``||W||_F = 1``. With
+    ``nonnegative`` the negative entries are then set to 0 and W renormalised to
+    unit Frobenius norm (the paper's constraint ``W >= 0``; the R package does
+    the same).
+
+    Returns
+    -------
+    W : ndarray of shape (A, A) or None
+        None when Sigma has no negative eigenvalue (degenerate case).
+    """
+    mu, psi = scipy.linalg.eigh(scatter, driver="evd", check_finite=False)
+    eta = np.maximum(-mu, 0.0)
+    # Eigenvalues at rounding level of the largest one are zero, not descent directions.
+    eta[eta <= 1e-12 * max(np.abs(mu).max(), np.finfo(float).tiny)] = 0.0
+    norm = np.linalg.norm(eta)
+    if norm == 0.0:
+        return None
+    W = (psi * (eta / norm)) @ psi.T
+    W = 0.5 * (W + W.T)
+    if nonnegative:
+        W = np.maximum(W, 0.0)
+        W /= np.linalg.norm(W)
+    return W
+
+
+def prune_weight_matrix(W: Array, threshold: float) -> Array:
+    """Weight pruning of Sec. 3.4.3: entries below ``threshold`` set to 0, renormalised."""
+    pruned = np.where(threshold > W, 0.0, W)
+    norm = np.linalg.norm(pruned)
+    return pruned / norm if norm > 0 else W
+
+
+class ImmigrateResult(NamedTuple):
+    """Output of :func:`immigrate`."""
+
+    weights: Array
+    """The learned W, shape (A, A)."""
+    cost: Array
+    """Cost (3.5)/(3.19) after each iteration."""
+    n_iter: int
+    converged: bool
+    degenerate: bool
+    """True when an iteration stopped on a Sigma without negative eigenvalues."""
+
+
+def immigrate(
+    X: Array,
+    codes: Codes,
+    W0: Array,
+    sigma: float,
+    *,
+    sample_weight: Array | None = None,
+    max_iter: int = 10,
+    tol: float = 1e-4,
+    nonnegative: bool = True,
+    block_memory: float | None = None,
+    working_memory: float | None = None,
+    n_jobs: int | None = None,
+    callback: Callable[[int, float], object] | None = None,
+    warn: bool = True,
+) -> ImmigrateResult:
+    """Algorithm 2: alternate eq. (3.6) and Theorem 3.1 until the cost settles.
+
+    The cost recorded after iteration ``t`` is eq. (3.5) (eq. (3.19) with
+    sample weights) at ``(W^(t), alpha^(t), beta^(t))``:
+    ``tr(W Sigma) + sigma * sum_n D_n (E_miss - E_hit)``. The loop stops when
+    its relative change is at most ``tol``; at ``max_iter`` it warns
+    (``ConvergenceWarning``) unless ``warn`` is False. ``block_memory`` (MiB per
+    block) and ``working_memory`` (MiB for the cached pair differences) go to
+    :class:`~localselect._pairwise.PairDiffs`.
+    """
+    n = X.shape[0]
+    sw = np.ones(n) if sample_weight is None else sample_weight
+    W = W0
+    pairs = PairDiffs(
+        X,
+        block_memory=block_memory,
+        working_memory=working_memory,
+        missing=expected_diff(X, codes),
+    )
+    costs: list[float] = []
+    converged = degenerate = False
+    n_iter = 0
+    for it in range(1, max_iter + 1):
+        step = immigrate_step(X, codes, W, sigma, sw, pairs=pairs, n_jobs=n_jobs)
+        W_new = update_weight_matrix(step.scatter, nonnegative=nonnegative)
+        n_iter = it
+        if W_new is None:
+            degenerate = True
+            if warn:
+                warnings.warn(
+                    "IMMIGRATE: Sigma has no negative eigenvalue, so no weight matrix "
+                    "lowers the margin cost; keeping the previous W. Try a smaller sigma "
+                    "or check that the classes differ in some feature.",
+                    DegenerateMarginWarning,
+                    stacklevel=3,
+                )
+            break
+        W = W_new
+        cost = float(np.sum(W * step.scatter) + sigma * step.entropy)
+        costs.append(cost)
+        logger.debug("IMMIGRATE iteration %d: cost %.10g", it, cost)
+        if callback is not None:
+            callback(it, cost)
+        if len(costs) > 1 and abs(costs[-1] - costs[-2]) <= tol * max(abs(costs[-2]), 1e-300):
+            converged = True
+            break
+    if not converged and not degenerate and warn:
+        warnings.warn(
+            f"IMMIGRATE did not converge in max_iter={max_iter} iterations (relative "
+            f"cost change above tol={tol}); increase max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return ImmigrateResult(W, np.asarray(costs), n_iter, converged, degenerate)
+
+
+def expected_distances(
+    X_query: Array,
+    X_train: Array,
+    codes: Codes,
+    n_classes: int,
+    W: Array,
+    sigma: float,
+    *,
+    leave_one_out: bool = False,
+    block_memory: float | None = None,
+    n_jobs: int | None = None,
+) -> Array:
+    """Expected distance of each query to each class, eq. (3.18).
+
+    ``s_c(x) = sum_{y_n = c} alpha_n^c(x) q(x, x_n)`` with ``alpha^c`` the
+    softmax of ``-q / sigma`` over class ``c``. ``W`` may be a matrix (IMMIGRATE)
+    or a vector (a weighted Manhattan distance, IM4E).
+
+    Parameters
+    ----------
+    leave_one_out : bool, default=False
+        ``X_query`` is ``X_train``: each sample is left out of its own sums
+        (used for the training error inside boosting).
+
+    Returns
+    -------
+    s : ndarray of shape (n_query, n_classes)
+        ``inf`` where a class has no sample to compare with.
+    """
+    n_train, a = X_train.shape
+    onehot = codes[None, :] == np.arange(n_classes)[:, None]
+    missing = expected_diff(X_train, codes, n_classes, X_query)
+
+    def block(rows: slice) -> Array:
+        Q = X_query[rows]
+        D = abs_diff(Q, X_train) if missing is None else missing.queries(Q)
+        q = D @ W if W.ndim == 1 else _quad_form(D, W)
+        out = np.full((q.shape[0], n_classes), np.inf)
+        for c in range(n_classes):
+            mask = np.broadcast_to(onehot[c], q.shape).copy()
+            if leave_one_out:
+                mask[np.arange(q.shape[0]), np.arange(rows.start, rows.stop)] = False
+            ok = mask.any(axis=1)
+            if ok.any():
+                soft = masked_softmax(-q[ok] / sigma, mask[ok])
+                out[ok, c] = (soft.probs * np.where(mask[ok], q[ok], 0.0)).sum(axis=1)
+        return out
+
+    blocks = row_chunks(X_query.shape[0], 3 * n_train * a * 8, block_memory)
+    parts = map_blocks(block, blocks, n_jobs)
+    return np.vstack(parts) if parts else np.empty((0, n_classes))
+
+
+def initial_matrix(init: str, n_features: int, rng, im4e_weights: Array | None = None) -> Array:
+    """Starting ``W`` of Algorithm 2, scaled to unit Frobenius norm.
+
+    ``"identity"``: the identity; ``"random"``: ``U + U^T`` with ``U`` uniform on
+    [0, 1) drawn from ``rng``; ``"im4e"``: the diagonal of the IM4E weights
+    (Sec. 3.6), which must then be given.
+    """
+    if init == "identity":
+        W0 = np.eye(n_features)
+    elif init == "random":
+        U = rng.uniform(size=(n_features, n_features))
+        W0 = U + U.T
+    elif init == "im4e" and im4e_weights is not None:
+        W0 = np.diag(im4e_weights)
+    else:
+        raise ValueError(f"init={init!r} needs IM4E weights" if init == "im4e" else f"{init=}")
+    return W0 / np.linalg.norm(W0)
+
+
+class ImmigrateFit(NamedTuple):
+    """Output of :func:`immigrate_fit`: one fitted IMMIGRATE model."""
+
+    weights: Array
+    """W over all ``A`` features, shape (A, A); rows and columns not modelled are 0."""
+    features: NDArray[np.intp]
+    """Indices of the modelled features (all, unless pre-screened)."""
+    modelled_weights: Array
+    """W over the modelled features only, the matrix eq. (3.18) predicts with."""
+    prescreen_support: NDArray[np.bool_]
+    """Modelled features as a mask of shape (A,)."""
+    im4e_weights: Array | None
+    """IM4E weights of all ``A`` features when the pre-screen or the start used them."""
+    cost: Array
+    n_iter: int
+    converged: bool
+    degenerate: bool
+
+
+def immigrate_fit(
+    X: Array,
+    codes: Codes,
+    sigma: float,
+    *,
+    rng,
+    init: str = "identity",
+    prescreen: float | str | None = None,
+    nonnegative: bool = True,
+    prune: bool = False,
+    max_iter: int = 10,
+    tol: float = 1e-4,
+    sample_weight: Array | None = None,
+    im4e_weights: Array | None = None,
+    n_jobs: int | None = None,
+    callback: Callable[[int, float], object] | None = None,
+    warn: bool = True,
+) -> ImmigrateFit:
+    """One IMMIGRATE model: optional IM4E pre-screen (Sec. 3.6), Algorithm 2, pruning.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, A)
+    codes : ndarray of shape (N,)
+        Class codes; every class has at least two samples.
+    sigma : float
+        Softmax temperature and weight of the entropy terms (> 0).
+    rng : numpy.random.RandomState
+        Draws the random start (``init="random"``).
+    init, prescreen, nonnegative, prune, max_iter, tol
+        As the parameters of :class:`~localselect.margin.Immigrate`.
+    sample_weight : ndarray of shape (N,), default=None
+        ``D(x_n)`` of the weighted cost (3.19) (boosting); None: all ones.
+    im4e_weights : ndarray of shape (A,), default=None
+        Precomputed IM4E weights for the pre-screen and ``init="im4e"``; when
+        None and one of them needs them, IM4E runs here with ``sigma``,
+        ``max_iter`` and ``tol``.
+    n_jobs : int, default=None
+        Threads over pair blocks.
+    callback : callable, default=None
+        ``callback(iteration, cost)`` after each iteration of Algorithm 2.
+    warn : bool, default=True
+        Raise ``ConvergenceWarning`` / ``DegenerateMarginWarning``.
+
+    Returns
+    -------
+    fit : ImmigrateFit
+    """
+    a = X.shape[1]
+    if im4e_weights is None and (prescreen is not None or init == "im4e"):
+        logger.info("IMMIGRATE: IM4E weights for %d features", a)
+        im4e_weights = im4e(
+            X, codes, sigma, max_iter=max_iter, tol=tol, n_jobs=n_jobs, warn=False
+        ).weights
+    keep = np.ones(a, dtype=bool)
+    if prescreen is not None and im4e_weights is not None:
+        threshold = 2.0 / a if prescreen == "auto" else float(prescreen)
+        keep = im4e_weights > threshold
+        keep[np.argmax(im4e_weights)] = True
+    features = np.flatnonzero(keep)
+    logger.info("IMMIGRATE: modelling %d of %d features", len(features), a)
+    sub_im4e = None if im4e_weights is None else im4e_weights[features]
+    W0 = initial_matrix(init, len(features), rng, sub_im4e)
+    res = immigrate(
+        X[:, features],
+        codes,
+        W0,
+        sigma,
+        sample_weight=sample_weight,
+        max_iter=max_iter,
+        tol=tol,
+        nonnegative=nonnegative,
+        n_jobs=n_jobs,
+        callback=callback,
+        warn=warn,
+    )
+    Wk = res.weights
+    if prune:
+        Wk = prune_weight_matrix(Wk, 1.0 / len(features))
+    W = np.zeros((a, a))
+    W[np.ix_(features, features)] = Wk
+    return ImmigrateFit(
+        W, features, Wk, keep, im4e_weights, res.cost, res.n_iter, res.converged, res.degenerate
+    )
