@@ -78,12 +78,11 @@ class ExpectedDiff:
         self.n_classes = n_classes
         self.n_features = a
         self.pooled = n_classes
-        if features is None:
-            features = np.isnan(X).any(axis=0)
-        features = np.flatnonzero(features)
-        rows, cols = np.nonzero(~np.isnan(X[:, features]))
-        feats = features[cols]
-        vals = X[rows, features[cols]] if features.size else np.empty(0)
+        mask = np.isnan(X).any(axis=0) if features is None else features
+        index: NDArray[np.intp] = np.flatnonzero(mask)
+        rows, cols = np.nonzero(~np.isnan(X[:, index]))
+        feats = index[cols]
+        vals = X[rows, index[cols]] if index.size else np.empty(0)
         # Group g = c * A + f holds the known values of feature f in class c
         # (c = n_classes: all classes pooled), only for features with an unknown.
         groups = np.concatenate([codes[rows] * a + feats, self.pooled * a + feats])
@@ -101,8 +100,8 @@ class ExpectedDiff:
             self._cumsum[c0] = 0.0
             np.cumsum(self._values[s : s + m], out=self._cumsum[c0 + 1 : c0 + 1 + m])
         self._both = self._both_unknown()
-        self._features = features
-        self._unknown = np.isnan(X[:, features]).astype(np.float64)
+        self._features = index
+        self._unknown = np.isnan(X[:, index]).astype(np.float64)
         self._zero_filled = np.where(np.isnan(X), 0.0, X)
         self._h: Array | None = None
 
@@ -215,8 +214,8 @@ class ExpectedDiff:
         D: Array,
         A: Array,
         B: Array,
-        a_codes: NDArray[np.intp],
-        b_codes: NDArray[np.intp],
+        a_codes: NDArray[np.intp] | int,
+        b_codes: NDArray[np.intp] | int,
     ) -> Array:
         """Replace the NaN of ``D = |A - B|`` by the expected differences, in place.
 
@@ -283,7 +282,7 @@ def expected_diff(
     X: Array, codes: NDArray[np.intp], n_classes: int | None = None, X_query: Array | None = None
 ) -> ExpectedDiff | None:
     """The :class:`ExpectedDiff` of ``X`` when ``X`` (or ``X_query``) has a NaN, else None."""
-    features = np.isnan(X).any(axis=0)
+    features: NDArray[np.bool_] = np.asarray(np.isnan(X).any(axis=0))
     if X_query is not None:
         features |= np.isnan(X_query).any(axis=0)
     if not features.any():
