@@ -375,6 +375,9 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     raw = args.method.lower() in RAW_INPUT_METHODS
     takes_nan = raw or _takes_nan(estimator)
     mode = getattr(args, "missing", "auto")
+    if raw and mode not in ("auto", "keep"):
+        note(f"--missing {mode} is unused: {cls.__name__} takes the table as it is")
+        mode = "keep"
     if mode == "auto":
         mode = "keep" if takes_nan else "drop"
     if mode == "keep" and not takes_nan:
