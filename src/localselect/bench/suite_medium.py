@@ -132,36 +132,37 @@ def _make(name: str, seed: int, n_features: int) -> Any:
     return est
 
 
-def _true_dropped(model: Any, X: np.ndarray, seed: int, n_rows: int = 200) -> float | None:
-    """Mean over ``n_rows`` training samples of the exact softmax weight truncation drops."""
-    from scipy.special import logsumexp
+def _true_dropped(model: Any, X: np.ndarray, y: np.ndarray, seed: int, n_rows: int = 200):
+    """Mean over ``n_rows`` training samples of the exact softmax weight truncation drops.
 
-    if getattr(model, "n_neighbors_", None) is None:
+    Uses only the public fitted state: the modelled features
+    (``prescreen_support_``), ``weights_``, ``n_neighbors_`` and ``sigma``; the
+    kept hits and misses are found again with ``NearestNeighbors``.
+    """
+    from scipy.special import logsumexp
+    from sklearn.neighbors import NearestNeighbors
+
+    k = getattr(model, "n_neighbors_", None)
+    if k is None:
         return None
-    Xk = model._X_fit
-    codes = model._codes
-    W = model._Wk
-    nb = model._class_nb
+    keep = model.prescreen_support_
+    Xk = X[:, keep]
+    W = model.weights_[np.ix_(keep, keep)]
     rng = np.random.default_rng(seed)
     rows = rng.choice(len(Xk), size=min(n_rows, len(Xk)), replace=False)
-    from localselect.margin._neighbours import hit_miss_lists
-
-    lists = hit_miss_lists(nb, codes)
     out = []
     for i in rows:  # measurement only: one exact softmax per sampled row
         d = np.abs(Xk - Xk[i])
-        logit = -np.einsum("ij,jk,ik->i", d, W, d) / model.sigma_
+        logit = -np.einsum("ij,jk,ik->i", d, W, d) / model.sigma
         worst = 0.0
-        for mask, kept, dist in (
-            (codes == codes[i], lists.hits[i], lists.hit_distance[i]),
-            (codes != codes[i], lists.misses[i], lists.miss_distance[i]),
-        ):
+        for mask in (y == y[i], y != y[i]):
             mask = mask.copy()
             mask[i] = False
-            kept = kept[np.isfinite(dist)]
-            worst = max(
-                worst, 1.0 - float(np.exp(logsumexp(logit[kept]) - logsumexp(logit[mask])))
-            )
+            cand = np.flatnonzero(mask)
+            nn = NearestNeighbors(n_neighbors=min(k, len(cand))).fit(Xk[cand])
+            kept = cand[nn.kneighbors(Xk[i : i + 1], return_distance=False)[0]]
+            share = np.exp(logsumexp(logit[kept]) - logsumexp(logit[cand]))
+            worst = max(worst, 1.0 - float(share))
         out.append(worst)
     return float(np.mean(out))
 
@@ -181,7 +182,7 @@ def _cell(spec: dict[str, Any]) -> dict[str, Any]:
             Xtr, ytr, train_size=spec["subset"], stratify=ytr, random_state=spec["seed"]
         )
     est = _make(spec["method"], spec["seed"], Xtr.shape[1])
-    out: dict[str, Any] = {"n_train": int(len(ytr)), "n_features": int(Xtr.shape[1])}
+    out: dict[str, Any] = {"n_train": len(ytr), "n_features": int(Xtr.shape[1])}
     base = _rss()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -218,7 +219,7 @@ def _cell(spec: dict[str, Any]) -> dict[str, Any]:
         if hasattr(est, attr):
             out[attr] = getattr(est, attr)
     if spec.get("true_dropped"):
-        out["true_dropped"] = _true_dropped(est, Xtr, spec["seed"])
+        out["true_dropped"] = _true_dropped(est, Xtr, np.asarray(ytr), spec["seed"])
     return out
 
 
@@ -229,7 +230,7 @@ def _knn_cell(spec: dict[str, Any]) -> dict[str, Any]:
     start = time.perf_counter()
     knn = KNeighborsClassifier(5).fit(Xtr, ytr)
     acc = float(np.mean(knn.predict(Xte) == yte))
-    return {"n_train": int(len(ytr)), "accuracy": acc, "fit": time.perf_counter() - start}
+    return {"n_train": len(ytr), "accuracy": acc, "fit": time.perf_counter() - start}
 
 
 _CHILDREN = {"cell": _cell, "knn": _knn_cell}
@@ -350,7 +351,7 @@ def medium(ctx: SuiteContext) -> list[dict[str, Any]]:
     (seed,) = ctx.seeds(1)
     methods = _methods(ctx)
     records: list[dict[str, Any]] = []
-    cells = [(table, method) for table in TABLES for method in ["5-NN"] + methods]
+    cells = [(table, method) for table in TABLES for method in ["5-NN", *methods]]
     for table, method in ctx.progress(cells, "medium"):
         spec = {
             "table": table,
