@@ -18,15 +18,16 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(HERE))
 
-import localselect  # noqa: E402
 from _api import write_api_pages  # noqa: E402
+
+import localselect  # noqa: E402
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 project = "localselect"
 author = "The localselect developers"
-copyright = "2026, The localselect developers"  # noqa: A001
+copyright = "2026, The localselect developers"
 release = localselect.__version__
 version = ".".join(release.split(".")[:2])
 

@@ -120,8 +120,17 @@ def _python() -> list[Entry]:
             continue
         if inspect.isclass(obj) and issubclass(obj, BaseException):
             out.append((name, "py:exception", f"library/exceptions.html#{name}"))
-        elif inspect.isclass(obj) and name in {"str", "list", "tuple", "dict", "set", "frozenset",
-                                               "bytes", "range", "memoryview"}:
+        elif inspect.isclass(obj) and name in {
+            "str",
+            "list",
+            "tuple",
+            "dict",
+            "set",
+            "frozenset",
+            "bytes",
+            "range",
+            "memoryview",
+        }:
             out.append((name, "py:class", f"library/stdtypes.html#{name}"))
         elif inspect.isclass(obj):
             out.append((name, "py:class", f"library/functions.html#{name}"))
