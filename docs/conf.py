@@ -125,14 +125,24 @@ intersphinx_mapping = {
 }
 intersphinx_disabled_reftypes = ["*"]
 
+# MathJax comes from its CDN; for reading the site offline point this at a
+# local copy of MathJax 3's es5/tex-svg.js.
+if os.environ.get("LOCALSELECT_DOCS_MATHJAX"):
+    mathjax_path = Path(os.environ["LOCALSELECT_DOCS_MATHJAX"]).resolve().as_uri()
+
 # -- Gallery ------------------------------------------------------------------
 sphinx_gallery_conf = {
-    "examples_dirs": str(ROOT / "examples"),
+    "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
     "doc_module": ("localselect",),
     "reference_url": {"localselect": None},
     "backreferences_dir": "api/generated/backreferences",
+    # the methods in the user guide's order, then any other folder
+    "subsection_order": [
+        *(f"../examples/{name}" for name in ("lfs", "margin", "gp", "lift")),
+        "*",
+    ],
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,
