@@ -123,7 +123,6 @@ intersphinx_mapping = {
     name: (url, None if _ONLINE else str(HERE / "_inventories" / f"{name}.inv"))
     for name, url in _INVENTORIES.items()
 }
-intersphinx_disabled_reftypes = ["*"]
 
 # MathJax comes from its CDN; for reading the site offline point this at a
 # local copy of MathJax 3's es5/tex-svg.js.
