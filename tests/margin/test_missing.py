@@ -219,3 +219,14 @@ def test_block_distances_match_the_completed_differences(seed, power):
     rows = slice(3, 11)
     want = (m.rows(rows) ** power * v).sum(axis=2)
     np.testing.assert_allclose(m.distances(rows, v, power), want, rtol=1e-10, atol=1e-10)
+
+
+def test_neighbour_truncation_runs_exact_with_missing_values():
+    # The truncated IMMIGRATE needs complete rows for its neighbour search.
+    X, y = _informative_with_holes()
+    model = Immigrate(n_neighbors=5, random_state=0).fit(X, y)
+    exact = Immigrate(n_neighbors=None, random_state=0).fit(X, y)
+    assert model.n_neighbors_ is None
+    np.testing.assert_allclose(model.weights_, exact.weights_)
+    boosted = BoostedImmigrate(n_estimators=2, n_neighbors=5, random_state=0).fit(X, y)
+    assert boosted.n_neighbors_ is None
