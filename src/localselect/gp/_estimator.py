@@ -52,7 +52,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
     into the query's subspace, and a K-NN classifier in that subspace predicts
     its class (sec. 4.4).
 
-    Read more in the :doc:`User Guide <gp>`.
+    Read more in the :ref:`User Guide <gp>`.
 
     Parameters
     ----------

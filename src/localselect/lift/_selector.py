@@ -166,7 +166,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     prefix joins). With a joint discretizer nothing can be pruned (bins are
     re-cut per subset). Counting is vectorised (bincount of mixed-radix profile
     codes; packed bit sets and popcounts for the lattice). Time per subset
-    O(n_samples * |A|); the profile search costs O(n_samples / 8) per
+    ``O(n_samples * |A|)``; the profile search costs O(n_samples / 8) per
     candidate profile.
     **Time guard**: the number of subsets is known before the search (a
     sum of binomial coefficients), and their cost grows with the rows, the
