@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 from numbers import Integral, Real
 
-from localselect._compat import Interval, fit_context
+from localselect._compat import Interval, StrOptions, fit_context
+from localselect._progress import progress_task
 from localselect.margin import _vector_kernels
 from localselect.margin._common import _FeatureWeightSelector
+from localselect.margin._neighbours import resolve_neighbours
 
 __all__ = ["IRelief"]
 
@@ -37,6 +39,13 @@ class IRelief(_FeatureWeightSelector):
     n_features_to_select : int or None, default=10
         Features kept by ``transform``; ``None`` keeps every feature with a
         positive weight.
+    n_neighbors : int, "auto" or None, default="auto"
+        Neighbour truncation: each sample's softmax runs over its
+        ``n_neighbors`` nearest hits and nearest misses (Euclidean, found
+        once), O(N k A) per iteration instead of O(N^2 A). ``None`` is the
+        exact all-pairs method. ``"auto"``: exact up to 1,000 samples, else
+        ``k = 1e8 / (N A)`` clipped to [10, 100] (see
+        :class:`Immigrate` for the dropped-weight bound).
     n_jobs : int, default=None
         Threads over row blocks; results do not depend on it.
     verbose : int, default=0
@@ -53,6 +62,8 @@ class IRelief(_FeatureWeightSelector):
         ``||w_new - w||_2`` after each iteration.
     n_iter_ : int
         Iterations run.
+    n_neighbors_ : int or None
+        Hits and misses kept per sample; None for the exact method.
     classes_ : ndarray of shape (n_classes,)
         Class labels seen in ``fit``.
     n_features_in_ : int
@@ -77,7 +88,8 @@ class IRelief(_FeatureWeightSelector):
     other classes (one-vs-rest). Probabilities are computed by log-sum-exp, so
     small ``sigma`` does not underflow. Starts from uniform weights; a margin
     vector without a positive entry keeps the previous weights and warns.
-    Time O(N^2 A) per iteration, memory bounded by row blocks.
+    Time O(N^2 A) per iteration for the exact method (O(N k A)
+    with ``n_neighbors=k`` after one neighbour search), memory bounded by row blocks.
 
     References
     ----------
@@ -100,6 +112,7 @@ class IRelief(_FeatureWeightSelector):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         "callback": [callable, None],
@@ -112,6 +125,7 @@ class IRelief(_FeatureWeightSelector):
         max_iter=20,
         tol=1e-3,
         n_features_to_select=10,
+        n_neighbors="auto",
         n_jobs=None,
         verbose=0,
         callback=None,
@@ -120,6 +134,7 @@ class IRelief(_FeatureWeightSelector):
         self.max_iter = max_iter
         self.tol = tol
         self.n_features_to_select = n_features_to_select
+        self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
@@ -142,15 +157,33 @@ class IRelief(_FeatureWeightSelector):
         """
         X, codes = self._prepare_fit(X, y)
         logger.info("I-RELIEF: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
-        res = _vector_kernels.irelief(
-            X,
-            codes,
-            self.sigma,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            n_jobs=self.n_jobs,
-            callback=self.callback,
+        neighbours = resolve_neighbours(
+            X, codes, self.n_neighbors, budget=1e8, power=1, n_jobs=self.n_jobs
         )
+        self.n_neighbors_ = None if neighbours is None else neighbours.k
+        with progress_task(
+            self.max_iter,
+            "I-RELIEF iterations",
+            verbose=self.verbose,
+            logger=logger,
+            unit="iterations",
+        ) as task:
+
+            def callback(iteration, cost):
+                task.advance()
+                if self.callback is not None:
+                    self.callback(iteration, cost)
+
+            res = _vector_kernels.irelief(
+                X,
+                codes,
+                self.sigma,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                n_jobs=self.n_jobs,
+                callback=callback,
+                neighbours=neighbours,
+            )
         self.feature_importances_ = res.weights
         self.cost_ = res.cost
         self.n_iter_ = res.n_iter

@@ -48,7 +48,9 @@ __all__ = [
     "expected_distances_truncated",
     "hit_miss_lists",
     "immigrate_step_truncated",
+    "margin_vector_step_truncated",
     "query_class_neighbours",
+    "resolve_neighbours",
 ]
 
 Array = NDArray[np.float64]
@@ -62,12 +64,15 @@ EXACT_MAX_SAMPLES = 1000
 K_MIN, K_MAX = 10, 100
 
 
-def auto_neighbors(n_samples: int, n_features: int, budget: float = 1e9) -> int | None:
+def auto_neighbors(
+    n_samples: int, n_features: int, budget: float = 1e9, power: int = 2
+) -> int | None:
     """The ``n_neighbors="auto"`` rule: None (exact) up to EXACT_MAX_SAMPLES samples, else
-    ``k = budget / (N A^2)`` clipped to [10, 100]."""
+    ``k = budget / (N A^power)`` clipped to [10, 100] (``power`` 2 for the matrix
+    kernel of IMMIGRATE, 1 for the weight-vector kernels of IM4E and I-RELIEF)."""
     if n_samples <= EXACT_MAX_SAMPLES:
         return None
-    k = int(budget // (n_samples * max(n_features, 1) ** 2))
+    k = int(budget // (n_samples * max(n_features, 1) ** power))
     return int(min(max(k, K_MIN), K_MAX))
 
 
@@ -196,6 +201,32 @@ def build_neighbours(
     return Neighbours(k, classes, models, hit_miss_lists(classes, codes))
 
 
+def resolve_neighbours(
+    X: Array,
+    codes: Codes,
+    n_neighbors: int | str | None,
+    *,
+    budget: float,
+    power: int,
+    n_jobs: int | None = None,
+) -> Neighbours | None:
+    """The neighbour record an estimator's ``n_neighbors`` asks for (None: exact).
+
+    Data with missing values always run exact (the neighbour search needs
+    complete rows).
+    """
+    if np.isnan(X).any():
+        return None
+    k = (
+        auto_neighbors(*X.shape, budget=budget, power=power)
+        if n_neighbors == "auto"
+        else n_neighbors
+    )
+    if k is None:
+        return None
+    return build_neighbours(X, codes, int(codes.max()) + 1, int(k), n_jobs=n_jobs)
+
+
 def _softmax_rows(logits: Array) -> tuple[Array, Array, Array]:
     """Softmax of each row (``-inf`` entries get 0), its log-normaliser and entropy."""
     lse = logsumexp(logits, axis=1)
@@ -262,6 +293,51 @@ def immigrate_step_truncated(
         total += (flat * coef.reshape(-1, 1)).T @ flat
         entropy += float(s @ (ent_m - ent_h))
     return TruncatedStep(0.5 * (total + total.T), entropy)
+
+
+class TruncatedVectorStep(NamedTuple):
+    """One pass with the feature weights fixed, over the kept hits and misses."""
+
+    z: Array
+    entropy: float
+
+
+def margin_vector_step_truncated(
+    X: Array,
+    lists: HitMissLists,
+    w: Array,
+    sigma: float,
+    sample_weight: Array,
+    *,
+    outlier: bool = False,
+    block_memory: float | None = None,
+) -> TruncatedVectorStep:
+    """IM4E / I-RELIEF margin vector over each sample's kept hits and misses.
+
+    ``z = sum_n s_n (sum_{M_n^k} beta |d| - sum_{H_n^k} alpha |d|)`` with alpha
+    (beta) the softmax of ``-w^T |d| / sigma`` over the kept hits (misses);
+    with ``outlier`` the sample weight is multiplied by I-RELIEF's
+    ``gamma_n = 1 - sum_M f / sum_{H, M} f`` over the kept samples. Time
+    O(N (k_h + k_m) A) per pass.
+    """
+    n, a = X.shape
+    cols = np.hstack([lists.hits, lists.misses])
+    valid = np.isfinite(np.hstack([lists.hit_distance, lists.miss_distance]))
+    k_h = lists.hits.shape[1]
+    z = np.zeros(a)
+    entropy = 0.0
+    for rows in row_chunks(n, 3 * cols.shape[1] * a * 8, block_memory):
+        F = _gather_diffs(X, rows, cols[rows])
+        logits = np.where(valid[rows], (F @ w) / -sigma, -np.inf)
+        alpha, lse_h, ent_h = _softmax_rows(logits[:, :k_h])
+        beta, lse_m, ent_m = _softmax_rows(logits[:, k_h:])
+        s = sample_weight[rows]
+        if outlier:
+            s = s * -np.expm1(lse_m - np.logaddexp(lse_h, lse_m))
+        coef = np.hstack([-alpha, beta]) * s[:, None]
+        z += np.einsum("rk,rka->a", coef, F)
+        entropy += float(s @ (ent_m - ent_h))
+    return TruncatedVectorStep(z, entropy)
 
 
 def dropped_weight_bound(
