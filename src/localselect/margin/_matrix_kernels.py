@@ -258,7 +258,13 @@ def immigrate(
             step = immigrate_step(X, codes, W, sigma, sw, pairs=pairs, n_jobs=n_jobs)
         else:
             step = immigrate_step_truncated(  # type: ignore[assignment]
-                X, neighbours.lists, W, sigma, sw, block_memory=block_memory
+                X,
+                neighbours.lists,
+                W,
+                sigma,
+                sw,
+                block_memory=block_memory,
+                diffs=neighbours.diffs,
             )
         W_new = update_weight_matrix(step.scatter, nonnegative=nonnegative)
         n_iter = it

@@ -31,9 +31,10 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
+from sklearn import get_config
 from sklearn.neighbors import NearestNeighbors
 
-from localselect._pairwise import row_chunks
+from localselect._pairwise import DEFAULT_WORKING_MEMORY, row_chunks
 
 __all__ = [
     "EXACT_MAX_SAMPLES",
@@ -191,14 +192,28 @@ class Neighbours(NamedTuple):
     classes: ClassNeighbours
     models: list
     lists: HitMissLists
+    diffs: Array | None = None
+    """(N, k_h + k_m, A) ``|x_n - x_j|`` for the kept hits then misses, when they fit
+    scikit-learn's ``working_memory``; every pass (and every boosting round) reuses them."""
 
 
 def build_neighbours(
     X: Array, codes: Codes, n_classes: int, k: int, *, n_jobs: int | None = None
 ) -> Neighbours:
-    """:func:`class_neighbours` and :func:`hit_miss_lists` of ``X`` in one record."""
+    """:func:`class_neighbours` and :func:`hit_miss_lists` of ``X`` in one record.
+
+    The kept differences are computed once and cached when they fit
+    scikit-learn's ``working_memory`` (1 GiB by default), else every pass
+    gathers them again block by block.
+    """
     classes, models = class_neighbours(X, codes, n_classes, k, n_jobs=n_jobs)
-    return Neighbours(k, classes, models, hit_miss_lists(classes, codes))
+    lists = hit_miss_lists(classes, codes)
+    cols = np.hstack([lists.hits, lists.misses])
+    budget = (get_config().get("working_memory") or DEFAULT_WORKING_MEMORY) * 2**20
+    diffs = None
+    if cols.size * X.shape[1] * 8 <= budget:
+        diffs = _gather_diffs(X, slice(0, X.shape[0]), cols)
+    return Neighbours(k, classes, models, lists, diffs)
 
 
 def resolve_neighbours(
@@ -268,13 +283,15 @@ def immigrate_step_truncated(
     sample_weight: Array,
     *,
     block_memory: float | None = None,
+    diffs: Array | None = None,
 ) -> TruncatedStep:
     """Eq. (3.6) and Sigma of Theorem 3.1 over each sample's kept hits and misses.
 
     ``Sigma = sum_n D_n (sum_{j in H_n^k} alpha_nj d d^T - sum_{j in M_n^k} beta_nj d d^T)``
     with alpha (beta) the softmax of ``-q / sigma`` over the kept hits (misses).
     Rows run in blocks of at most ``block_memory`` MiB (scikit-learn's
-    ``working_memory`` by default); time O(N (k_h + k_m) A^2).
+    ``working_memory`` by default); time O(N (k_h + k_m) A^2). ``diffs``: the
+    cached differences of :class:`Neighbours` (else gathered per block).
     """
     n, a = X.shape
     cols = np.hstack([lists.hits, lists.misses])
@@ -283,7 +300,7 @@ def immigrate_step_truncated(
     total = np.zeros((a, a))
     entropy = 0.0
     for rows in row_chunks(n, 4 * cols.shape[1] * a * 8, block_memory):
-        F = _gather_diffs(X, rows, cols[rows])
+        F = _gather_diffs(X, rows, cols[rows]) if diffs is None else diffs[rows]
         logits = np.where(valid[rows], _quad(F, W) / -sigma, -np.inf)
         alpha, _, ent_h = _softmax_rows(logits[:, :k_h])
         beta, _, ent_m = _softmax_rows(logits[:, k_h:])
@@ -311,6 +328,7 @@ def margin_vector_step_truncated(
     *,
     outlier: bool = False,
     block_memory: float | None = None,
+    diffs: Array | None = None,
 ) -> TruncatedVectorStep:
     """IM4E / I-RELIEF margin vector over each sample's kept hits and misses.
 
@@ -327,7 +345,7 @@ def margin_vector_step_truncated(
     z = np.zeros(a)
     entropy = 0.0
     for rows in row_chunks(n, 3 * cols.shape[1] * a * 8, block_memory):
-        F = _gather_diffs(X, rows, cols[rows])
+        F = _gather_diffs(X, rows, cols[rows]) if diffs is None else diffs[rows]
         logits = np.where(valid[rows], (F @ w) / -sigma, -np.inf)
         alpha, lse_h, ent_h = _softmax_rows(logits[:, :k_h])
         beta, lse_m, ent_m = _softmax_rows(logits[:, k_h:])

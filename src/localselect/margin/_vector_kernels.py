@@ -144,7 +144,13 @@ def im4e(
             step = margin_vector_step(X, codes, w, sigma, sw, pairs=pairs, n_jobs=n_jobs)
         else:
             step = margin_vector_step_truncated(  # type: ignore[assignment]
-                X, neighbours.lists, w, sigma, sw, block_memory=block_memory
+                X,
+                neighbours.lists,
+                w,
+                sigma,
+                sw,
+                block_memory=block_memory,
+                diffs=neighbours.diffs,
             )
         n_iter = it
         w_new = _positive_part_normalised(step.z, ord=1)
@@ -207,7 +213,14 @@ def irelief(
             )
         else:
             step = margin_vector_step_truncated(  # type: ignore[assignment]
-                X, neighbours.lists, w, sigma, sw, outlier=True, block_memory=block_memory
+                X,
+                neighbours.lists,
+                w,
+                sigma,
+                sw,
+                outlier=True,
+                block_memory=block_memory,
+                diffs=neighbours.diffs,
             )
         n_iter = it
         w_new = _positive_part_normalised(step.z)
