@@ -324,3 +324,13 @@ def test_vector_estimators_auto_rule_and_progress(name, monkeypatch):
     np.testing.assert_allclose(big.feature_importances_, small.feature_importances_, atol=1e-12)
     (task,) = [t for t in rec.tasks if t.description.endswith("iterations")]
     assert task.done == big.n_iter_
+
+
+def test_bim_shared_query_votes_equal_the_learners_own_predictions():
+    X, codes, _, _ = _problem(n=60, a=4, n_classes=3, seed=6)
+    model = BoostedImmigrate(n_estimators=5, n_neighbors=6, random_state=0).fit(X, codes)
+    Xq = np.random.default_rng(0).normal(size=(15, 4))
+    votes = np.zeros((15, 3))
+    for est, alpha in zip(model.estimators_, model.estimator_weights_):
+        votes[np.arange(15), np.argmin(est.expected_distances(Xq), axis=1)] += alpha
+    np.testing.assert_allclose(model.predict_proba(Xq), votes / votes.sum(axis=1, keepdims=True))

@@ -21,6 +21,7 @@ from localselect.margin._neighbours import (
     auto_neighbors,
     build_neighbours,
     expected_distances_truncated,
+    query_class_neighbours,
 )
 from localselect.margin._vector_kernels import im4e
 
@@ -61,8 +62,8 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
     n_neighbors : int, "auto" or None, default="auto"
         Neighbour truncation of every weak learner (see :class:`Immigrate`).
         The neighbours are found once and shared by all rounds. ``"auto"``:
-        exact up to 1,000 samples, else ``k = 1e8 / (N A^2)`` clipped to
-        [10, 100] (a tenth of :class:`Immigrate`'s budget, since a fit runs
+        exact up to 1,000 samples, else ``k = 2e7 / (N A^2)`` clipped to
+        [10, 100] (a fiftieth of :class:`Immigrate`'s budget, since a fit runs
         up to ``n_estimators`` rounds). Data with missing values run exact.
     n_features_to_select : int or None, default=None
         Features kept by ``transform``: the ``n_features_to_select`` largest
@@ -246,7 +247,7 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         Xk = X[:, keep]
         n_nb = self.n_neighbors
         if n_nb == "auto":
-            n_nb = auto_neighbors(*Xk.shape, budget=1e8)
+            n_nb = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=2e7)
         neighbours = None
         # Missing values: the neighbour search needs complete rows, so run exact.
         if n_nb is not None and not np.isnan(Xk).any():
@@ -348,6 +349,20 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
         votes = np.zeros((X.shape[0], len(self.classes_)))
         rows = np.arange(X.shape[0])
+        first = self.estimators_[0]
+        nb = first._neighbours
+        shared = all(est._neighbours is nb for est in self.estimators_)
+        if nb is not None and shared and not np.isnan(X).any():
+            # One neighbour query serves every learner (same features, same samples).
+            Xk = X[:, first._features]
+            rows_of = [np.flatnonzero(first._codes == c) for c in range(len(self.classes_))]
+            index, distance = query_class_neighbours(nb.models, rows_of, Xk, nb.k)
+            for est, alpha in zip(self.estimators_, self.estimator_weights_):
+                s = expected_distances_truncated(
+                    Xk, est._X_fit, index, distance, est._Wk, est.sigma
+                )
+                votes[rows, np.argmin(s, axis=1)] += alpha
+            return votes
         for est, alpha in zip(self.estimators_, self.estimator_weights_):
             votes[rows, np.argmin(est.expected_distances(X), axis=1)] += alpha
         return votes

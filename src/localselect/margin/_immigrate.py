@@ -349,7 +349,8 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
 
     def _expected_distances(self, X, *, leave_one_out=False):
         nb = self._neighbours
-        if nb is not None:
+        # A query with missing values is compared with every training sample (exact).
+        if nb is not None and not np.isnan(X[:, self._features]).any():
             if leave_one_out:
                 index, distance = nb.classes.index, nb.classes.distance
             else:
