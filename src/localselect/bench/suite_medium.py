@@ -24,7 +24,7 @@ run as a user would next, with ``KBinsDiscretizer(n_bins=3, encode="ordinal")``
 (target: finishes within 60 s or refuses within 2 s).
 
 A third table fits every estimator on a **30 x 5,000** table (IMMIGRATE's
-synthetic design: 4 informative columns among 4,996 noise columns;
+synthetic design: its two interacting columns among 4,998 noise columns;
 ``--quick``: 30 x 1,000); target fit <= 60 s each.
 
 A fourth, **IMMIGRATE against N**, fits ``Immigrate`` exact (``n_neighbors=None``)
@@ -98,8 +98,8 @@ def _split(name: str, n_train: int | None, n_test: int, seed: int) -> tuple:
         from localselect.datasets import make_immigrate_synthetic
 
         n, m = (int(v) for v in name.split(":")[1].split("x"))
-        X, y, _ = make_immigrate_synthetic(n // 2, n_noise_features=m - 4, random_state=seed)
-        return StandardScaler().fit_transform(X), y, None, None
+        X, y, _ = make_immigrate_synthetic(n // 2, n_noise_features=m, random_state=seed)
+        return StandardScaler().fit_transform(X[:, :m]), y, None, None
     from localselect.datasets import load_dataset
 
     X, y = load_dataset(name)
