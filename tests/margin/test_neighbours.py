@@ -79,7 +79,7 @@ def test_k_at_least_the_class_sizes_equals_the_exact_kernels(k):
         assert step.entropy == pytest.approx(exact.entropy, rel=1e-10)
         np.testing.assert_allclose(_neighbours.dropped_weight_bound(X, lists, W, 0.8), 0.0)
     # Expected distances need only every sample of each class (12 here).
-    loo = _neighbours.expected_distances_truncated(X, X, nb.index, nb.distance, W, 0.8)
+    loo = _neighbours.expected_distances_truncated(X, X, nb.indices, nb.distance, W, 0.8)
     np.testing.assert_allclose(
         loo,
         _matrix_kernels.expected_distances(X, X, codes, 3, W, 0.8, leave_one_out=True),

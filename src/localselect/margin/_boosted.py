@@ -303,7 +303,7 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
                 else:
                     nb = neighbours.classes
                     loo = expected_distances_truncated(
-                        Xk, Xk, nb.index, nb.distance, result.modelled_weights, sigma
+                        Xk, Xk, nb.indices, nb.distance, result.modelled_weights, sigma
                     )
                 pred = np.argmin(loo, axis=1)
                 wrong = pred != codes

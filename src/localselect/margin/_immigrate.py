@@ -352,7 +352,7 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         # A query with missing values is compared with every training sample (exact).
         if nb is not None and not np.isnan(X[:, self._features]).any():
             if leave_one_out:
-                index, distance = nb.classes.index, nb.classes.distance
+                index, distance = nb.classes.indices, nb.classes.distance
             else:
                 rows_of = [np.flatnonzero(self._codes == c) for c in range(len(self.classes_))]
                 index, distance = query_class_neighbours(

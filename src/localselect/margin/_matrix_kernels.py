@@ -471,7 +471,7 @@ def immigrate_fit(
     if neighbours is None:
         k = n_neighbors
         if k == "auto":
-            k = auto_neighbors(*Xk.shape, budget=neighbour_budget)
+            k = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=neighbour_budget)
         # Missing values: the neighbour search needs complete rows, so run exact.
         if k is not None and not np.isnan(Xk).any():
             neighbours = build_neighbours(Xk, codes, int(codes.max()) + 1, int(k), n_jobs=n_jobs)

@@ -80,7 +80,7 @@ def auto_neighbors(
 class ClassNeighbours(NamedTuple):
     """The ``k`` nearest samples of every class, for each sample (itself excluded)."""
 
-    index: NDArray[np.intp]
+    indices: NDArray[np.intp]
     """(N, C, k) row numbers into the training data; padding where ``distance`` is inf."""
     distance: Array
     """(N, C, k) Euclidean distances, increasing along the last axis; inf for padding."""
@@ -168,13 +168,13 @@ def hit_miss_lists(neighbours: ClassNeighbours, codes: Codes) -> HitMissLists:
     nearest of each other class, so they are the ``k`` smallest distances of
     the other classes' lists (ties: stable order, the lower class first).
     """
-    n, n_classes, k = neighbours.index.shape
+    n, n_classes, k = neighbours.indices.shape
     rows = np.arange(n)
-    hits = neighbours.index[rows, codes]
+    hits = neighbours.indices[rows, codes]
     hit_distance = neighbours.distance[rows, codes]
     other = np.ones((n, n_classes), dtype=bool)
     other[rows, codes] = False
-    cand = neighbours.index[other].reshape(n, (n_classes - 1) * k)
+    cand = neighbours.indices[other].reshape(n, (n_classes - 1) * k)
     cand_d = neighbours.distance[other].reshape(n, (n_classes - 1) * k)
     order = np.argsort(cand_d, axis=1, kind="stable")[:, :k]
     misses = np.take_along_axis(cand, order, axis=1)
@@ -233,7 +233,7 @@ def resolve_neighbours(
     if np.isnan(X).any():
         return None
     k = (
-        auto_neighbors(*X.shape, budget=budget, power=power)
+        auto_neighbors(X.shape[0], X.shape[1], budget=budget, power=power)
         if n_neighbors == "auto"
         else n_neighbors
     )
