@@ -334,3 +334,18 @@ def test_bim_shared_query_votes_equal_the_learners_own_predictions():
     for est, alpha in zip(model.estimators_, model.estimator_weights_):
         votes[np.arange(15), np.argmin(est.expected_distances(Xq), axis=1)] += alpha
     np.testing.assert_allclose(model.predict_proba(Xq), votes / votes.sum(axis=1, keepdims=True))
+
+
+def test_simba_reports_its_iterations():
+    from localselect import Simba
+
+    X, codes, _, _ = _problem(n=40, a=3, n_classes=2, seed=8)
+    rec = _Recorder()
+    with listen(rec):
+        model = _fit(Simba(n_features_to_select=2, max_iter=5), X, codes)
+    (task,) = [t for t in rec.tasks if t.description == "Simba iterations"]
+    assert task.done == model.n_iter_ and task.total == 5
+    np.testing.assert_array_equal(
+        model.feature_importances_,
+        _fit(Simba(n_features_to_select=2, max_iter=5), X, codes).feature_importances_,
+    )

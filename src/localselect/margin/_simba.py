@@ -6,6 +6,7 @@ import logging
 from numbers import Integral, Real
 
 from localselect._compat import Interval, fit_context
+from localselect._progress import progress_task
 from localselect.margin import _nn_kernels
 from localselect.margin._common import _FeatureWeightSelector
 
@@ -127,9 +128,22 @@ class Simba(_FeatureWeightSelector):
         """
         X, codes = self._prepare_fit(X, y)
         logger.info("Simba: %d samples, %d features", *X.shape)
-        res = _nn_kernels.simba(
-            X, codes, max_iter=self.max_iter, tol=self.tol, callback=self.callback
-        )
+        with progress_task(
+            self.max_iter,
+            "Simba iterations",
+            verbose=self.verbose,
+            logger=logger,
+            unit="iterations",
+        ) as task:
+
+            def callback(iteration, change):
+                task.advance()
+                if self.callback is not None:
+                    self.callback(iteration, change)
+
+            res = _nn_kernels.simba(
+                X, codes, max_iter=self.max_iter, tol=self.tol, callback=callback
+            )
         self.feature_importances_ = res.weights
         self.cost_ = res.cost
         self.n_iter_ = res.n_iter
