@@ -18,6 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from localselect._compat import Interval, StrOptions, fit_context
 from localselect._pairwise import row_chunks
+from localselect._progress import progress_task
 from localselect.base import LocalSelectorMixin
 from localselect.gp._medoids import k_medoids
 from localselect.gp._multigp import (
@@ -26,7 +27,8 @@ from localselect.gp._multigp import (
     greedy_max_variance,
 )
 from localselect.gp._scores import discriminative_scores, gaussian_kl
-from localselect.gp._subspace import select_subspaces
+from localselect.gp._subspace import select_subspaces, subspace_path
+from localselect.gp._validation import knn_votes, masked_sq_dists, nested_knn_correct
 
 __all__ = ["GPLocalFeatureSelection"]
 
@@ -40,6 +42,19 @@ _PATIENCE = 20
 #: Size of the random subset of candidates on which the starting
 #: hyperparameters are fitted when ``init_hyperparameters`` is None.
 _INIT_SUBSET = 200
+
+#: Values of gamma that ``gamma="auto"`` chooses from (besides all features).
+#: They span the subspace sizes that win on the UCI sets of docs/gp.md: 1.0 on
+#: Waveform-40 and Urban land cover, 1.5 on Isolet, 2.5-3.0 on DNA and splice.
+GAMMA_GRID = (0.5, 0.625, 0.75, 0.875, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
+
+#: At most this many training samples are the validation queries of the
+#: subspace choice (a random subset beyond it).
+_MAX_VALIDATION = 1000
+
+#: At most this many held-out samples join the observations in the likelihood
+#: of Algorithm 1's hyperparameter step (the cost is cubic in their number).
+_MAX_LIKELIHOOD_HOLDOUT = 500
 
 
 class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
@@ -239,7 +254,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
 
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "gamma": [Interval(Real, None, None, closed="neither")],
+        "gamma": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
         "reference_mean": [Interval(Real, None, None, closed="neither")],
         "reference_std": [Interval(Real, 0, None, closed="neither")],
         "max_observations": [Interval(Integral, 1, None, closed="left"), None],
@@ -261,7 +276,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         self,
         n_neighbors=8,
         *,
-        gamma=1.5,
+        gamma="auto",
         reference_mean=0.0,
         reference_std=0.1,
         max_observations=None,
@@ -404,6 +419,8 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         self._center, self._scale = center, scale
         Xs = (X - center) / scale
         self._X_fit, self._y_fit = Xs, y_idx.astype(np.intp)
+        self._X_fit_sq = Xs * Xs
+        self._onehot = np.eye(len(self.classes_))[self._y_fit]
         stds = Xs.std(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             corr = np.corrcoef(Xs, rowvar=False) if n_features > 1 else np.ones((1, 1))
@@ -413,10 +430,21 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         corr[stds <= 1e-12, :] = 0.0
         self._abs_corr = np.abs(corr)
 
+        stages = progress_task(
+            4, "GP local selection fit", unit="stages", verbose=self.verbose, logger=logger
+        )
+        with stages as task:
+            self._fit_stages(Xs, discrete, rng, task)
+        return self
+
+    def _fit_stages(self, Xs, discrete, rng, task) -> None:
+        """Scores, Algorithm 1, validation, training subspaces; one progress unit each."""
+        n_samples, n_features = Xs.shape
         self._log(1, "scoring %d samples x %d features (eq. 3)", n_samples, n_features)
         scores = discriminative_scores(
             Xs, self._y_fit, discrete, scaling=self.score_scaling, n_jobs=self.n_jobs
         )
+        task.advance()
         self.scores_ = self._to_input_layout(scores)
         prior_mean = np.zeros(n_features) if self.prior_mean == "zero" else scores.mean(axis=0)
 
@@ -441,8 +469,90 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         # overhead, and on a busy machine they slow the solves down severalfold.
         with threadpool_limits(limits=1, user_api="blas"):
             self._algorithm1(Xs, scores, prior_mean, candidates, hold, rng)
+            task.advance()
+            self._validate_subspaces(Xs, rng)
+            task.advance()
         self.local_support_ = self._to_input_layout(self._subspaces(Xs))
-        return self
+        task.advance()
+
+    def _validate_subspaces(self, Xs: np.ndarray, rng: np.random.RandomState) -> None:
+        """Leave-one-out K-NN accuracy of the subspaces on training samples.
+
+        The queries are up to ``_MAX_VALIDATION`` training samples. An
+        observation's discriminative power comes from the GP without its own
+        score (exact leave-one-out posterior); every other sample was never
+        observed. Each query's K-NN leaves the query itself out. With
+        ``gamma="auto"`` the best of :data:`GAMMA_GRID` and of all features is
+        kept (ties: all features only when strictly better; among the grid, the
+        larger ``gamma``); a warning says when the subspaces do worse than all
+        features.
+        """
+        n = Xs.shape[0]
+        queries = np.arange(n)
+        if n > _MAX_VALIDATION:
+            queries = np.sort(rng.choice(n, _MAX_VALIDATION, replace=False))
+        obs = self._obs_canonical
+        means, variance = self._gp.predict(Xs[queries])
+        position = np.full(n, -1)
+        position[obs] = np.arange(obs.size)
+        at = position[queries]
+        observed = at >= 0
+        if observed.any():
+            loo_means, loo_var = self._gp.predict_loo()
+            means[observed] = loo_means[at[observed]]
+            variance[observed] = loo_var[at[observed]]
+        power = gaussian_kl(
+            means, variance[:, None], float(self.reference_mean), float(self.reference_std) ** 2
+        )
+        auto = isinstance(self.gamma, str)
+        gammas = np.array(GAMMA_GRID if auto else (float(self.gamma),))
+        order, critical = subspace_path(power, self._abs_corr, float(gammas.min()))
+        res = nested_knn_correct(
+            Xs[queries],
+            self._y_fit[queries],
+            queries,
+            order,
+            critical,
+            Xs,
+            self._y_fit,
+            gammas,
+            min(self.n_neighbors, n - 1),
+        )
+        acc = res.correct / queries.size
+        acc_all = res.correct_all / queries.size
+        best = int(np.flatnonzero(acc == acc.max())[-1])
+        self.validation_scores_ = {
+            "gamma": gammas.copy(),
+            "subspaces": acc,
+            "mean_size": res.sizes,
+            "all_features": float(acc_all),
+            "n_queries": int(queries.size),
+        }
+        self.gamma_ = float(gammas[best])
+        if auto and acc_all > acc[best]:
+            self.gamma_ = -np.inf
+        if acc_all > acc[best]:
+            action = (
+                "queries use all features (gamma_=-inf)"
+                if auto
+                else "pass gamma='auto' to fall back to all features"
+            )
+            warnings.warn(
+                f"{type(self).__name__}: the local subspaces scored {acc[best]:.3f} "
+                f"(gamma={gammas[best]:g}) in the model's own leave-one-out validation, "
+                f"below K-NN on all features ({acc_all:.3f}); {action}. Both scores are "
+                "in validation_scores_.",
+                UserWarning,
+                stacklevel=4,
+            )
+        self._log(
+            1,
+            "validation on %d samples: subspaces %s, all features %.3f; gamma_ = %g",
+            queries.size,
+            np.array2string(acc, precision=3),
+            acc_all,
+            self.gamma_,
+        )
 
     def _to_input_layout(self, A: np.ndarray) -> np.ndarray:
         """Undo the canonical row and column order of a (n_samples, n_features) array."""
@@ -478,7 +588,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             key = np.sort(obs)
             # The held-out points join the likelihood: a max-variance design has no
             # close pairs, so the noise is not identifiable from it alone.
-            fit_on = np.concatenate([obs, hold])
+            fit_on = np.concatenate([obs, hold[:_MAX_LIKELIHOOD_HOLDOUT]])
             res = fit_hyperparameters(Xs[fit_on], Yc[fit_on], hyper)
             change = float(np.max(np.abs(np.log(res.hyper) - np.log(hyper))))
             self._log(
@@ -518,6 +628,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
                 ConvergenceWarning,
                 stacklevel=3,
             )
+        self._obs_canonical = obs
         self.observation_indices_ = self._rows[obs]
         self.holdout_indices_ = np.sort(self._rows[hold])
         self.holdout_mse_ = sel.mse
@@ -535,11 +646,23 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             means, variance[:, None], float(self.reference_mean), float(self.reference_std) ** 2
         )
 
+    def _blocks(self, func, Xs: np.ndarray, blocks: list[slice], description: str) -> list:
+        """``func(self, Xs[rows])`` for every block of queries, in parallel, with progress."""
+        out = []
+        with progress_task(
+            Xs.shape[0], description, unit="queries", verbose=self.verbose, logger=logger
+        ) as task:
+            results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+                delayed(func)(self, Xs[rows]) for rows in blocks
+            )
+            for rows, res in zip(blocks, results):
+                out.append(res)
+                task.advance(rows.stop - rows.start)
+        return out
+
     def _subspaces(self, Xs: np.ndarray) -> np.ndarray:
         blocks = row_chunks(Xs.shape[0], 8 * (3 * self._gp.X_obs.shape[0] + 4 * Xs.shape[1]))
-        masks = Parallel(n_jobs=self.n_jobs)(
-            delayed(_block_subspaces)(self, Xs[rows]) for rows in blocks
-        )
+        masks = self._blocks(_block_subspaces, Xs, blocks, "GP subspaces")
         return np.vstack(masks) if masks else np.zeros((0, self.n_features_in_), dtype=bool)
 
     def _standardise(self, X) -> np.ndarray:
@@ -599,10 +722,8 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         check_is_fitted(self)
         Xs = self._standardise(self._validate_for_local(X))
         n_train = self._X_fit.shape[0]
-        blocks = row_chunks(Xs.shape[0], 8 * (3 * n_train * Xs.shape[1] + 8 * Xs.shape[1]))
-        parts = Parallel(n_jobs=self.n_jobs)(
-            delayed(_block_proba)(self, Xs[rows]) for rows in blocks
-        )
+        blocks = row_chunks(Xs.shape[0], 8 * (4 * n_train + 8 * Xs.shape[1]))
+        parts = self._blocks(_block_proba, Xs, blocks, "GP local K-NN")
         if not parts:
             return np.zeros((0, len(self.classes_)))
         return np.vstack(parts)
@@ -631,21 +752,12 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
 
 
 def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
-    return select_subspaces(est._power(Xs), est._abs_corr, float(est.gamma))
+    gamma = est.gamma_ if isinstance(est.gamma, str) else float(est.gamma)
+    return select_subspaces(est._power(Xs), est._abs_corr, gamma)
 
 
 def _block_proba(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
     """K-NN votes of a block of queries, each in its own subspace."""
-    mask = _block_subspaces(est, Xs)
-    # Squared distances in each query's subspace, element by element (no expansion
-    # into products), so a query's distances do not depend on its block.
-    diff = Xs[:, None, :] - est._X_fit[None, :, :]
-    diff *= diff
-    diff *= mask[:, None, :]
-    sq = diff.sum(axis=2)
-    k = est.n_neighbors
-    nearest = np.argsort(sq, axis=1, kind="stable")[:, :k]
-    votes = np.zeros((Xs.shape[0], len(est.classes_)))
-    rows = np.repeat(np.arange(Xs.shape[0]), k)
-    np.add.at(votes, (rows, est._y_fit[nearest].ravel()), 1.0)
-    return votes / k
+    mask = _block_subspaces(est, Xs).astype(np.float64)
+    sq = masked_sq_dists(Xs, mask, est._X_fit, est._X_fit_sq)
+    return knn_votes(sq, est._onehot, est.n_neighbors) / est.n_neighbors
