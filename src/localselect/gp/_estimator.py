@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
@@ -26,7 +27,7 @@ from localselect.gp._multigp import (
     fit_posterior,
     greedy_max_variance,
 )
-from localselect.gp._scores import discriminative_scores, gaussian_kl
+from localselect.gp._scores import gaussian_kl, raw_scores_multi, scale_scores
 from localselect.gp._subspace import select_subspaces, subspace_path
 from localselect.gp._validation import knn_votes, masked_sq_dists, nested_knn_correct
 
@@ -46,7 +47,7 @@ _INIT_SUBSET = 200
 #: Values of gamma that ``gamma="auto"`` chooses from (besides all features).
 #: They span the subspace sizes that win on the UCI sets of docs/gp.md: 1.0 on
 #: Waveform-40 and Urban land cover, 1.5 on Isolet, 2.5-3.0 on DNA and splice.
-GAMMA_GRID = (0.5, 0.625, 0.75, 0.875, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
+GAMMA_GRID = (-np.inf, 0.5, 0.625, 0.75, 0.875, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
 
 #: At most this many training samples are the validation queries of the
 #: subspace choice (a random subset beyond it).
@@ -55,6 +56,14 @@ _MAX_VALIDATION = 1000
 #: At most this many held-out samples join the observations in the likelihood
 #: of Algorithm 1's hyperparameter step (the cost is cubic in their number).
 _MAX_LIKELIHOOD_HOLDOUT = 500
+
+#: Folds of the inner validation (fewer when a class has fewer samples).
+_VALIDATION_FOLDS = 3
+
+#: The power floor pools at least this many null values per query (features
+#: times label permutations), with at most _MAX_PERMUTATIONS permutations.
+_NULL_VALUES = 100
+_MAX_PERMUTATIONS = 10
 
 
 class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
@@ -263,6 +272,8 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "discrete_features": ["boolean", "array-like"],
+        "null_quantile": [Interval(Real, 0, 1, closed="both"), None],
+        "fallback": ["boolean"],
         "score_scaling": [StrOptions({"unit", "minmax"})],
         "prior_mean": [StrOptions({"zero", "feature"})],
         "init_hyperparameters": ["array-like", None],
@@ -285,6 +296,8 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         max_iter=20,
         tol=1e-3,
         discrete_features=False,
+        null_quantile=0.99,
+        fallback=False,
         score_scaling="unit",
         prior_mean="zero",
         init_hyperparameters=None,
@@ -303,6 +316,8 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         self.max_iter = max_iter
         self.tol = tol
         self.discrete_features = discrete_features
+        self.null_quantile = null_quantile
+        self.fallback = fallback
         self.score_scaling = score_scaling
         self.prior_mean = prior_mean
         self.init_hyperparameters = init_hyperparameters
@@ -440,10 +455,17 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
     def _fit_stages(self, Xs, discrete, rng, task) -> None:
         """Scores, Algorithm 1, validation, training subspaces; one progress unit each."""
         n_samples, n_features = Xs.shape
+        self._discrete = discrete
         self._log(1, "scoring %d samples x %d features (eq. 3)", n_samples, n_features)
-        scores = discriminative_scores(
-            Xs, self._y_fit, discrete, scaling=self.score_scaling, n_jobs=self.n_jobs
-        )
+        y = self._y_fit
+        # The real labels and the label permutations of the power floor share one
+        # kernel matrix per feature (raw_scores_multi).
+        n_perm = self._n_permutations(n_features)
+        labels = np.vstack([y] + [y[rng.permutation(n_samples)] for _ in range(n_perm)])
+        raw = raw_scores_multi(Xs, labels, discrete, n_jobs=self.n_jobs)
+        scores = scale_scores(raw[0], Xs, self.score_scaling)
+        null_scores = [scale_scores(r, Xs, self.score_scaling) for r in raw[1:]]
+        del raw
         task.advance()
         self.scores_ = self._to_input_layout(scores)
         prior_mean = np.zeros(n_features) if self.prior_mean == "zero" else scores.mean(axis=0)
@@ -469,77 +491,128 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         # overhead, and on a busy machine they slow the solves down severalfold.
         with threadpool_limits(limits=1, user_api="blas"):
             self._algorithm1(Xs, scores, prior_mean, candidates, hold, rng)
+            self._gp_null = self._null_gp(Xs, null_scores, self._obs_canonical, self._gp.hyper)
             task.advance()
             self._validate_subspaces(Xs, rng)
             task.advance()
         self.local_support_ = self._to_input_layout(self._subspaces(Xs))
         task.advance()
 
-    def _validate_subspaces(self, Xs: np.ndarray, rng: np.random.RandomState) -> None:
-        """Leave-one-out K-NN accuracy of the subspaces on training samples.
+    def _n_permutations(self, n_features: int) -> int:
+        if self.null_quantile is None:
+            return 0
+        return int(min(_MAX_PERMUTATIONS, -(-_NULL_VALUES // n_features)))
 
-        The queries are up to ``_MAX_VALIDATION`` training samples. An
-        observation's discriminative power comes from the GP without its own
-        score (exact leave-one-out posterior); every other sample was never
-        observed. Each query's K-NN leaves the query itself out. With
-        ``gamma="auto"`` the best of :data:`GAMMA_GRID` and of all features is
-        kept (ties: all features only when strictly better; among the grid, the
-        larger ``gamma``); a warning says when the subspaces do worse than all
-        features.
-        """
-        n = Xs.shape[0]
-        queries = np.arange(n)
-        if n > _MAX_VALIDATION:
-            queries = np.sort(rng.choice(n, _MAX_VALIDATION, replace=False))
-        obs = self._obs_canonical
-        means, variance = self._gp.predict(Xs[queries])
-        position = np.full(n, -1)
-        position[obs] = np.arange(obs.size)
-        at = position[queries]
-        observed = at >= 0
-        if observed.any():
-            loo_means, loo_var = self._gp.predict_loo()
-            means[observed] = loo_means[at[observed]]
-            variance[observed] = loo_var[at[observed]]
+    def _null_gp(self, Xs, null_scores, obs, hyper):
+        """GP of the eq. (3) scores under permuted labels (the power floor's null)."""
+        if not null_scores:
+            return None
+        Y = np.hstack(null_scores)
+        prior = np.zeros(Y.shape[1]) if self.prior_mean == "zero" else Y.mean(axis=0)
+        return fit_posterior(Xs[obs], Y[obs], prior, hyper)
+
+    def _floor(self, gp_null, Xs: np.ndarray) -> np.ndarray | None:
+        """Per-query floor: the ``null_quantile`` of the power under permuted labels."""
+        if gp_null is None:
+            return None
+        means, variance = gp_null.predict(Xs)
         power = gaussian_kl(
             means, variance[:, None], float(self.reference_mean), float(self.reference_std) ** 2
         )
+        return np.quantile(power, float(self.null_quantile), axis=1)
+
+    def _validate_subspaces(self, Xs: np.ndarray, rng: np.random.RandomState) -> None:
+        """Inner cross-validation of K-NN in the subspaces against all features.
+
+        Up to ``_MAX_VALIDATION`` training samples are the queries, in stratified
+        folds (5, or fewer when a class is smaller). For each fold the eq. (3)
+        scores, the feature GPs (same hyperparameters, the observations outside
+        the fold) and the power floor are rebuilt on the other folds only, so
+        no query's label reaches its own subspace; its K-NN runs among the
+        other folds. With ``gamma="auto"`` the best of :data:`GAMMA_GRID` and of
+        all features is kept (all features only when strictly better; ties in
+        the grid go to the larger ``gamma``); a warning says when the subspaces
+        do worse than all features.
+        """
+        n = Xs.shape[0]
+        y = self._y_fit
+        n_splits = int(max(2, min(_VALIDATION_FOLDS, np.bincount(y).min())))
+        folds = StratifiedKFold(n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
+        chosen = np.zeros(n, dtype=bool)
+        chosen[rng.choice(n, min(n, _MAX_VALIDATION), replace=False)] = True
         auto = isinstance(self.gamma, str)
         gammas = np.array(GAMMA_GRID if auto else (float(self.gamma),))
-        order, critical = subspace_path(power, self._abs_corr, float(gammas.min()))
-        res = nested_knn_correct(
-            Xs[queries],
-            self._y_fit[queries],
-            queries,
-            order,
-            critical,
-            Xs,
-            self._y_fit,
-            gammas,
-            min(self.n_neighbors, n - 1),
-        )
-        acc = res.correct / queries.size
-        acc_all = res.correct_all / queries.size
+        hyper = self._gp.hyper
+        correct = np.zeros(gammas.size)
+        correct_all = 0.0
+        size_sum = np.zeros(gammas.size)
+        n_queries = 0
+        in_obs = np.zeros(n, dtype=bool)
+        in_obs[self._obs_canonical] = True
+        for train, test in folds.split(Xs, y):
+            queries = test[chosen[test]]
+            if queries.size == 0:
+                continue
+            obs = np.flatnonzero(in_obs[train])
+            if obs.size == 0:
+                obs = np.array([0])
+            n_perm = self._n_permutations(Xs.shape[1])
+            labels = np.full((1 + n_perm, n), -1, dtype=np.intp)
+            labels[0, train] = y[train]
+            for p in range(n_perm):
+                labels[1 + p, train] = y[train][rng.permutation(train.size)]
+            raw = raw_scores_multi(Xs, labels, self._discrete, n_jobs=self.n_jobs)
+            rows = np.zeros(n, dtype=bool)
+            rows[train] = True
+            fold = [scale_scores(r, Xs, self.score_scaling, rows)[train] for r in raw]
+            del raw
+            prior = np.zeros(Xs.shape[1]) if self.prior_mean == "zero" else fold[0].mean(axis=0)
+            gp = fit_posterior(Xs[train][obs], fold[0][obs], prior, hyper)
+            gp_null = self._null_gp(Xs[train], fold[1:], obs, hyper)
+            means, variance = gp.predict(Xs[queries])
+            power = gaussian_kl(
+                means, variance[:, None], float(self.reference_mean), float(self.reference_std) ** 2
+            )
+            floor = self._floor(gp_null, Xs[queries])
+            order, critical = subspace_path(power, self._abs_corr, float(gammas.min()), floor)
+            res = nested_knn_correct(
+                Xs[queries],
+                y[queries],
+                None,
+                order,
+                critical,
+                Xs[train],
+                y[train],
+                gammas,
+                min(self.n_neighbors, train.size),
+            )
+            correct += res.correct
+            correct_all += res.correct_all
+            size_sum += res.sizes * queries.size
+            n_queries += queries.size
+        acc = correct / n_queries
+        acc_all = correct_all / n_queries
         best = int(np.flatnonzero(acc == acc.max())[-1])
         self.validation_scores_ = {
             "gamma": gammas.copy(),
             "subspaces": acc,
-            "mean_size": res.sizes,
+            "mean_size": size_sum / n_queries,
             "all_features": float(acc_all),
-            "n_queries": int(queries.size),
+            "n_queries": int(n_queries),
+            "n_folds": n_splits,
         }
         self.gamma_ = float(gammas[best])
-        if auto and acc_all > acc[best]:
-            self.gamma_ = -np.inf
+        self.all_features_ = bool(auto and self.fallback and acc_all > acc[best])
         if acc_all > acc[best]:
-            action = (
-                "queries use all features (gamma_=-inf)"
-                if auto
-                else "pass gamma='auto' to fall back to all features"
-            )
+            if self.all_features_:
+                action = "queries use all features (all_features_=True)"
+            elif auto:
+                action = "pass fallback=True to let queries use all features then"
+            else:
+                action = "pass gamma='auto', fallback=True to let queries use all features then"
             warnings.warn(
                 f"{type(self).__name__}: the local subspaces scored {acc[best]:.3f} "
-                f"(gamma={gammas[best]:g}) in the model's own leave-one-out validation, "
+                f"(gamma={gammas[best]:g}) in the model's own {n_splits}-fold validation, "
                 f"below K-NN on all features ({acc_all:.3f}); {action}. Both scores are "
                 "in validation_scores_.",
                 UserWarning,
@@ -548,7 +621,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         self._log(
             1,
             "validation on %d samples: subspaces %s, all features %.3f; gamma_ = %g",
-            queries.size,
+            n_queries,
             np.array2string(acc, precision=3),
             acc_all,
             self.gamma_,
@@ -752,8 +825,11 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
 
 
 def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
+    if est.all_features_:
+        return np.ones(Xs.shape, dtype=bool)
     gamma = est.gamma_ if isinstance(est.gamma, str) else float(est.gamma)
-    return select_subspaces(est._power(Xs), est._abs_corr, gamma)
+    floor = est._floor(est._gp_null, Xs)
+    return select_subspaces(est._power(Xs), est._abs_corr, gamma, floor)
 
 
 def _block_proba(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:

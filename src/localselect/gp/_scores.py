@@ -21,7 +21,13 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import row_chunks
 
-__all__ = ["discriminative_scores", "gaussian_kl", "raw_discriminative_scores"]
+__all__ = [
+    "discriminative_scores",
+    "gaussian_kl",
+    "raw_discriminative_scores",
+    "raw_scores_multi",
+    "scale_scores",
+]
 
 Float = NDArray[np.float64]
 
@@ -29,22 +35,28 @@ _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
 
 def _feature_scores(
-    x: Float, y: NDArray[np.intp], counts: Float, discrete: bool, working_memory: float | None
+    x: Float, labels: NDArray[np.intp], n_classes: int, discrete: bool, working_memory: float | None
 ) -> Float:
-    """Eq. (3) before normalisation for one feature, from its distinct values.
+    """Eq. (3) before normalisation for one feature and several labelings.
 
     The kernel sums of eq. (3) depend on a point only through its value and its
-    class, so they are computed once per distinct value ``u`` and class ``c``:
-    ``S[u, c] = sum over class-c points k of K(d(u, x_k))``, a product of the
-    ``(U, U)`` kernel matrix of the distinct values with their ``(U, C)`` class
-    counts (in row blocks of bounded memory).
+    class, so they are computed once per distinct value ``u``, labeling ``l``
+    and class ``c``: ``S[u, l, c] = sum over the class-c points k of labeling l
+    of K(d(u, x_k))``, one product of the ``(U, U)`` kernel matrix of the
+    distinct values (in row blocks of bounded memory) with their class counts.
+    The kernel matrix does not depend on the labels, so extra labelings cost
+    only a wider product. ``labels[l, i] = -1`` leaves point ``i`` out of
+    labeling ``l`` (its score is 0).
     """
     values, inverse = np.unique(x, return_inverse=True)
     inverse = inverse.ravel()
-    n_values, n_classes = values.size, counts.size
-    tally = np.zeros((n_values, n_classes))
-    np.add.at(tally, (inverse, y), 1.0)
-    sums = np.empty((n_values, n_classes))
+    n_lab, n = labels.shape
+    n_values = values.size
+    tally = np.zeros((n_values, n_lab, n_classes))
+    lab_idx, pt_idx = np.nonzero(labels >= 0)
+    np.add.at(tally, (inverse[pt_idx], lab_idx, labels[lab_idx, pt_idx]), 1.0)
+    tally = tally.reshape(n_values, n_lab * n_classes)
+    sums = np.empty((n_values, n_lab * n_classes))
     k0 = 1.0 / _SQRT_2PI
     for rows in row_chunks(n_values, 2 * n_values * 8, working_memory):
         if discrete:
@@ -56,23 +68,99 @@ def _feature_scores(
             K = np.exp(d, out=d)
             K *= k0
         sums[rows] = K @ tally
-    own = sums[inverse, y] - k0  # the point itself left out (d = 0)
-    total = sums[inverse].sum(axis=1)
-    n = y.shape[0]
-    return own / (counts[y] - 1.0) - (total - k0 - own) / (n - counts[y])
+    sums = sums.reshape(n_values, n_lab, n_classes)
+    out = np.zeros((n_lab, n))
+    for lab in range(n_lab):
+        y = labels[lab]
+        pts = np.flatnonzero(y >= 0)
+        yl = y[pts]
+        counts = np.bincount(yl, minlength=n_classes).astype(np.float64)
+        at = sums[inverse[pts], lab]
+        own = at[np.arange(pts.size), yl] - k0  # the point itself left out (d = 0)
+        other = at.sum(axis=1) - k0 - own
+        # A class with one sample has no same-class term (possible only in the
+        # estimator's inner folds).
+        out[lab, pts] = own / np.maximum(counts[yl] - 1.0, 1.0) - other / np.maximum(
+            pts.size - counts[yl], 1.0
+        )
+    return out
 
 
 def _feature_block(
     X: Float,
-    y: NDArray[np.intp],
+    labels: NDArray[np.intp],
     discrete: NDArray[np.bool_],
     cols: range,
     working_memory: float | None,
 ) -> Float:
-    counts = np.bincount(y).astype(np.float64)
-    return np.column_stack(
-        [_feature_scores(X[:, j], y, counts, bool(discrete[j]), working_memory) for j in cols]
+    n_classes = int(labels.max()) + 1
+    return np.stack(
+        [_feature_scores(X[:, j], labels, n_classes, bool(discrete[j]), working_memory) for j in cols],
+        axis=2,
     )
+
+
+def raw_scores_multi(
+    X: Float,
+    labels: NDArray[np.intp],
+    discrete: NDArray[np.bool_] | None = None,
+    *,
+    n_jobs: int | None = None,
+    working_memory: float | None = None,
+) -> Float:
+    """Eq. (3) before normalisation under several labelings of the same points.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Training data (continuous features on a common scale).
+    labels : ndarray of shape (n_labelings, n_samples)
+        Class codes per labeling; ``-1`` leaves a point out of that labeling
+        (it is neither scored nor another point's neighbour).
+    discrete, n_jobs, working_memory
+        As in :func:`raw_discriminative_scores`.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_labelings, n_samples, n_features)
+        0 for left-out points.
+    """
+    n, m = X.shape
+    if discrete is None:
+        discrete = np.zeros(m, dtype=bool)
+    labels = np.atleast_2d(np.asarray(labels, dtype=np.intp))
+    if n == 0 or m == 0:
+        return np.zeros((labels.shape[0], n, m))
+    n_blocks = min(m, 8 * max(1, abs(n_jobs or 1)))
+    edges = np.linspace(0, m, n_blocks + 1).astype(int)
+    blocks = Parallel(n_jobs=n_jobs)(
+        delayed(_feature_block)(X, labels, discrete, range(a, b), working_memory)
+        for a, b in zip(edges[:-1], edges[1:])
+        if b > a
+    )
+    return np.concatenate(blocks, axis=2)
+
+
+def scale_scores(raw: Float, X: Float, scaling: str, rows: NDArray[np.bool_] | None = None) -> Float:
+    """Map raw eq. (3) scores to [0, 1] (see :func:`discriminative_scores`).
+
+    ``rows`` marks the scored points (the min-max of ``"minmax"`` runs over
+    them; the others stay 0).
+    """
+    raw = raw.copy()
+    # A constant feature's same- and other-class averages are equal up to rounding.
+    raw[:, np.ptp(X, axis=0) == 0] = 0.0
+    if scaling == "unit":
+        return np.clip(raw * _SQRT_2PI, 0.0, 1.0)
+    sel = raw if rows is None else raw[rows]
+    lo = sel.min(axis=0, initial=np.inf)
+    span = sel.max(axis=0, initial=-np.inf) - lo
+    flat = span <= 1e-12
+    scores = (raw - lo) / np.where(flat, 1.0, span)
+    scores[:, flat] = 0.0
+    if rows is not None:
+        scores[~rows] = 0.0
+    return scores
 
 
 def raw_discriminative_scores(
@@ -119,19 +207,10 @@ def raw_discriminative_scores(
     memory O(U C) plus one block. At most O(N^2 M) in all, and far less when
     features repeat values (measurements rounded to a few digits, categories).
     """
-    n, m = X.shape
-    if discrete is None:
-        discrete = np.zeros(m, dtype=bool)
-    if n == 0 or m == 0:
-        return np.zeros((n, m))
-    n_blocks = min(m, 8 * max(1, abs(n_jobs or 1)))
-    edges = np.linspace(0, m, n_blocks + 1).astype(int)
-    blocks = Parallel(n_jobs=n_jobs)(
-        delayed(_feature_block)(X, y, discrete, range(a, b), working_memory)
-        for a, b in zip(edges[:-1], edges[1:])
-        if b > a
-    )
-    return np.hstack(blocks)
+    y = np.asarray(y, dtype=np.intp)
+    return raw_scores_multi(
+        X, y[None, :], discrete, n_jobs=n_jobs, working_memory=working_memory
+    )[0]
 
 
 def discriminative_scores(
@@ -174,16 +253,7 @@ def discriminative_scores(
            [0.99, 0.  ]])
     """
     raw = raw_discriminative_scores(X, y, discrete, n_jobs=n_jobs, working_memory=working_memory)
-    # A constant feature's same- and other-class averages are equal up to rounding.
-    raw[:, np.ptp(X, axis=0) == 0] = 0.0
-    if scaling == "unit":
-        return np.clip(raw * _SQRT_2PI, 0.0, 1.0)
-    lo = raw.min(axis=0, initial=np.inf)
-    span = raw.max(axis=0, initial=-np.inf) - lo
-    flat = span <= 1e-12
-    scores = (raw - lo) / np.where(flat, 1.0, span)
-    scores[:, flat] = 0.0
-    return scores
+    return scale_scores(raw, X, scaling)
 
 
 def gaussian_kl(mean: Float, variance: Float, ref_mean: float, ref_variance: float) -> Float:

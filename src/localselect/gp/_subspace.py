@@ -29,7 +29,10 @@ __all__ = ["path_mask", "select_subspaces", "subspace_path", "subspace_sizes"]
 
 
 def subspace_path(
-    power: NDArray[np.float64], abs_corr: NDArray[np.float64], gamma_min: float
+    power: NDArray[np.float64],
+    abs_corr: NDArray[np.float64],
+    gamma_min: float,
+    floor: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """Algorithm 2's order of features for many queries, and the gamma that admits each.
 
@@ -49,6 +52,10 @@ def subspace_path(
     gamma_min : float
         Smallest ``gamma`` of interest: a query's path stops at the first step
         that this ``gamma`` would reject (``-inf`` runs every path to the end).
+    floor : ndarray of shape (n_queries,), default=None
+        If given, a path also stops (for every ``gamma``) when the best
+        remaining feature's power ``D`` is below the query's floor; the first
+        feature is always kept.
 
     Returns
     -------
@@ -107,6 +114,9 @@ def subspace_path(
         with np.errstate(divide="ignore", invalid="ignore"):
             crit = (best_score - mean + slack) / std
         crit[std <= 0.0] = np.inf
+        if floor is not None:
+            # NaN stops the path for every gamma, -inf included.
+            crit[D[active, best] < floor[rows]] = np.nan
         running = np.minimum(running, crit)
         grow = np.flatnonzero(running >= gamma_min)
         order[rows[grow], step] = best[grow]
@@ -138,7 +148,10 @@ def path_mask(
 
 
 def select_subspaces(
-    power: NDArray[np.float64], abs_corr: NDArray[np.float64], gamma: float
+    power: NDArray[np.float64],
+    abs_corr: NDArray[np.float64],
+    gamma: float,
+    floor: NDArray[np.float64] | None = None,
 ) -> NDArray[np.bool_]:
     """Algorithm 2 for many queries at once.
 
@@ -150,7 +163,10 @@ def select_subspaces(
         Absolute correlations between features (finite; 0 for constant ones).
     gamma : float
         Threshold multiplier of the standard deviation; ``-inf`` selects every
-        feature.
+        feature (above the floor).
+    floor : ndarray of shape (n_queries,), default=None
+        Per-query floor on the power of the features added after the first
+        (see :func:`subspace_path`).
 
     Returns
     -------
@@ -169,7 +185,7 @@ def select_subspaces(
     >>> select_subspaces(power, np.zeros((6, 6)), gamma=1.5).astype(int)
     array([[1, 1, 0, 0, 0, 0]])
     """
-    if gamma == -np.inf:
+    if gamma == -np.inf and floor is None:
         return np.ones(power.shape, dtype=bool)
-    order, critical = subspace_path(power, abs_corr, gamma)
+    order, critical = subspace_path(power, abs_corr, gamma, floor)
     return path_mask(order, critical, gamma)

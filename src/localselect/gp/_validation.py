@@ -73,7 +73,7 @@ def knn_votes(sq: Float, onehot: Float, k: int) -> Float:
 def nested_knn_correct(
     Xq: Float,
     yq: NDArray[np.intp],
-    self_index: NDArray[np.intp],
+    self_index: NDArray[np.intp] | None,
     order: NDArray[np.intp],
     critical: Float,
     X_train: Float,
@@ -83,16 +83,17 @@ def nested_knn_correct(
     *,
     working_memory: float | None = None,
 ) -> NestedKNNScores:
-    """Leave-one-out K-NN hits of training queries in their nested subspaces.
+    """K-NN hits of labelled queries in their nested subspaces.
 
     Parameters
     ----------
     Xq : ndarray of shape (n_queries, n_features)
-        Queries, which are training points themselves.
+        Labelled queries.
     yq : ndarray of shape (n_queries,)
         Their class codes.
-    self_index : ndarray of shape (n_queries,)
-        Row of each query in ``X_train``; it is left out of its own neighbours.
+    self_index : ndarray of shape (n_queries,) or None
+        Row of each query in ``X_train`` (left out of its own neighbours), or
+        None when the queries are not among the training points.
     order, critical : ndarray of shape (n_queries, n_features)
         The path of :func:`~localselect.gp._subspace.subspace_path`, computed
         down to at most ``min(gammas)``.
@@ -135,7 +136,8 @@ def nested_knn_correct(
         hits = []
         for mask in masks:
             sq = masked_sq_dists(Xq[rows], mask, X_train, X_sq)
-            sq[qi, self_index[rows]] = np.inf
+            if self_index is not None:
+                sq[qi, self_index[rows]] = np.inf
             pred = np.argmax(knn_votes(sq, onehot, n_neighbors), axis=1)
             hits.append(float(np.sum(pred == yq[rows])))
         correct_all += hits[0]
