@@ -65,6 +65,11 @@ _VALIDATION_FOLDS = 3
 _NULL_VALUES = 100
 _MAX_PERMUTATIONS = 10
 
+#: Bytes of eq. (3) scores computed in one pass (real labels, permutations and
+#: the validation folds' labelings share each feature's kernel matrix); past
+#: it, each fold's scores are computed when the fold is validated.
+_SCORES_MEMORY = 512 * 2**20
+
 
 class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
     """Local feature selection with Gaussian process regression (Pichara and Soto).
@@ -461,10 +466,29 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         # The real labels and the label permutations of the power floor share one
         # kernel matrix per feature (raw_scores_multi).
         n_perm = self._n_permutations(n_features)
-        labels = np.vstack([y] + [y[rng.permutation(n_samples)] for _ in range(n_perm)])
-        raw = raw_scores_multi(Xs, labels, discrete, n_jobs=self.n_jobs)
+        labels = [y] + [y[rng.permutation(n_samples)] for _ in range(n_perm)]
+        # The labelings of the inner validation folds too, when all fit in memory.
+        n_splits = int(max(2, min(_VALIDATION_FOLDS, np.bincount(y).min())))
+        splitter = StratifiedKFold(n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
+        folds = list(splitter.split(Xs, y))
+        fold_labels = []
+        for train, _ in folds:
+            lab = np.full((1 + n_perm, n_samples), -1, dtype=np.intp)
+            lab[0, train] = y[train]
+            for p in range(n_perm):
+                lab[1 + p, train] = y[train][rng.permutation(train.size)]
+            fold_labels.append(lab)
+        together = (1 + n_perm) * (1 + n_splits) * n_samples * n_features * 8 <= _SCORES_MEMORY
+        if together:
+            labels += [row for lab in fold_labels for row in lab]
+        raw = raw_scores_multi(Xs, np.vstack(labels), discrete, n_jobs=self.n_jobs)
         scores = scale_scores(raw[0], Xs, self.score_scaling)
-        null_scores = [scale_scores(r, Xs, self.score_scaling) for r in raw[1:]]
+        null_scores = [scale_scores(r, Xs, self.score_scaling) for r in raw[1 : 1 + n_perm]]
+        fold_raw = (
+            [raw[(1 + n_perm) * (1 + f) : (1 + n_perm) * (2 + f)] for f in range(n_splits)]
+            if together
+            else [None] * n_splits
+        )
         del raw
         task.advance()
         self.scores_ = self._to_input_layout(scores)
@@ -493,7 +517,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             self._algorithm1(Xs, scores, prior_mean, candidates, hold, rng)
             self._gp_null = self._null_gp(Xs, null_scores, self._obs_canonical, self._gp.hyper)
             task.advance()
-            self._validate_subspaces(Xs, rng)
+            self._validate_subspaces(Xs, rng, folds, fold_labels, fold_raw)
             task.advance()
         self.local_support_ = self._to_input_layout(self._subspaces(Xs))
         task.advance()
@@ -521,7 +545,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         )
         return np.quantile(power, float(self.null_quantile), axis=1)
 
-    def _validate_subspaces(self, Xs: np.ndarray, rng: np.random.RandomState) -> None:
+    def _validate_subspaces(self, Xs, rng, folds, fold_labels, fold_raw) -> None:
         """Inner cross-validation of K-NN in the subspaces against all features.
 
         Up to ``_MAX_VALIDATION`` training samples are the queries, in stratified
@@ -536,8 +560,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         """
         n = Xs.shape[0]
         y = self._y_fit
-        n_splits = int(max(2, min(_VALIDATION_FOLDS, np.bincount(y).min())))
-        folds = StratifiedKFold(n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
+        n_splits = len(folds)
         chosen = np.zeros(n, dtype=bool)
         chosen[rng.choice(n, min(n, _MAX_VALIDATION), replace=False)] = True
         auto = isinstance(self.gamma, str)
@@ -549,19 +572,15 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         n_queries = 0
         in_obs = np.zeros(n, dtype=bool)
         in_obs[self._obs_canonical] = True
-        for train, test in folds.split(Xs, y):
+        for (train, test), labels, raw in zip(folds, fold_labels, fold_raw):
             queries = test[chosen[test]]
             if queries.size == 0:
                 continue
             obs = np.flatnonzero(in_obs[train])
             if obs.size == 0:
                 obs = np.array([0])
-            n_perm = self._n_permutations(Xs.shape[1])
-            labels = np.full((1 + n_perm, n), -1, dtype=np.intp)
-            labels[0, train] = y[train]
-            for p in range(n_perm):
-                labels[1 + p, train] = y[train][rng.permutation(train.size)]
-            raw = raw_scores_multi(Xs, labels, self._discrete, n_jobs=self.n_jobs)
+            if raw is None:
+                raw = raw_scores_multi(Xs, labels, self._discrete, n_jobs=self.n_jobs)
             rows = np.zeros(n, dtype=bool)
             rows[train] = True
             fold = [scale_scores(r, Xs, self.score_scaling, rows)[train] for r in raw]
