@@ -132,7 +132,7 @@ def subspace_path(
 
 def subspace_sizes(critical: NDArray[np.float64], gamma: float) -> NDArray[np.intp]:
     """Subspace size of each query for ``gamma`` (at least the ``gamma_min`` of the path)."""
-    return np.asarray((critical >= gamma).sum(axis=1), dtype=np.intp)
+    return np.asarray(((critical >= gamma) & (critical > -np.inf)).sum(axis=1), dtype=np.intp)
 
 
 def path_mask(
@@ -141,7 +141,7 @@ def path_mask(
     """Boolean subspaces for ``gamma`` from a path of :func:`subspace_path`."""
     n, m = order.shape
     mask = np.zeros((n, m), dtype=bool)
-    keep = critical >= gamma
+    keep = (critical >= gamma) & (order >= 0)  # stopped steps hold -inf and -1
     r, c = np.nonzero(keep)
     mask[r, order[r, c]] = True
     return mask
