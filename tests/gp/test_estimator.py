@@ -285,7 +285,9 @@ def test_safety_net_warns_and_falls_back_to_all_features(monkeypatch):
     assert est.all_features_ and est.get_local_support(X[:5]).all()
     Xs = (X - X.mean(axis=0)) / X.std(axis=0)
     knn = KNeighborsClassifier(8).fit(Xs, y)
-    np.testing.assert_allclose(est.predict_proba(X[:20] + 0.01), knn.predict_proba(Xs[:20] + 0.01 / X.std(axis=0)))
+    np.testing.assert_allclose(
+        est.predict_proba(X[:20] + 0.01), knn.predict_proba(Xs[:20] + 0.01 / X.std(axis=0))
+    )
 
 
 def test_noise_features_are_rarely_selected():

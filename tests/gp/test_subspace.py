@@ -84,4 +84,6 @@ def test_floor_stops_the_path_for_every_gamma():
         # The floor only shortens Algorithm 2's subspaces.
         if np.isfinite(gamma):
             assert np.all(mask <= select_subspaces(power, corr, gamma))
-    np.testing.assert_array_equal(select_subspaces(power, corr, -np.inf), np.ones_like(power, bool))
+    np.testing.assert_array_equal(
+        select_subspaces(power, corr, -np.inf), np.ones_like(power, bool)
+    )

@@ -624,7 +624,9 @@ def uci(ctx: SuiteContext) -> list[dict[str, Any]]:
         X, y = load_dataset(name)
         if ctx.quick and len(y) > UCI_QUICK_ROWS:
             keep, _ = train_test_split(
-                np.arange(len(y)), train_size=UCI_QUICK_ROWS, stratify=y,
+                np.arange(len(y)),
+                train_size=UCI_QUICK_ROWS,
+                stratify=y,
                 random_state=ctx.seeds(1)[0],
             )
             X, y = X[np.sort(keep)], y[np.sort(keep)]
@@ -637,15 +639,13 @@ def uci(ctx: SuiteContext) -> list[dict[str, Any]]:
             factory = factory or (lambda s: _knn_pipeline())
             acc, _ = ctx.cached(
                 {"suite": "gp-uci", "data": name, "method": method, "n": len(y)},
-                lambda f=factory: _cv(ctx, f, X, y, splits),
+                lambda f=factory, X=X, y=y, splits=splits: _cv(ctx, f, X, y, splits),
             )
-            records.append(
-                {**base, "method": method, "value": acc.mean(), "std": acc.std(ddof=1)}
-            )
+            records.append({**base, "method": method, "value": acc.mean(), "std": acc.std(ddof=1)})
         for method, params in variants:
             seeds = ctx.seeds(len(splits))
 
-            def run(params=params, seeds=seeds):
+            def run(params=params, seeds=seeds, X=X, y=y, splits=splits):
                 return Parallel(n_jobs=ctx.n_jobs)(
                     delayed(_uci_fold)(sd, X, y, tr, te, params)
                     for sd, (tr, te) in zip(seeds, splits)
@@ -817,6 +817,64 @@ def _table4_fold(seed, X, y, train, test, init):
     return float(est.score(X[test], y[test])), final
 
 
+def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue #17 targets: 5,000 x 40 fit / 2,000 predictions, 30 x 5,000 fit (one run each)."""
+    import os
+    import warnings
+
+    records: list[dict[str, Any]] = []
+    if ctx.wants("pmlb_waveform_40"):
+        X, y = load_dataset("pmlb_waveform_40")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            start = time.perf_counter()
+            est = GPLocalFeatureSelection(random_state=0).fit(X, y)
+            fit_s = time.perf_counter() - start
+        start = time.perf_counter()
+        est.predict(X[:2000])
+        pred_s = time.perf_counter() - start
+        load = os.getloadavg()[0]
+        note = f"one run; n_jobs=None; load average {load:.1f} on 2 cores (shared machine)"
+        records += [
+            {
+                **common,
+                "dataset": "Waveform-40: fit 5000 x 40",
+                "value": fit_s,
+                "target": 60.0,
+                "protocol": note,
+                "gamma_": est.gamma_,
+            },
+            {
+                **common,
+                "dataset": "Waveform-40: predict 2000 rows",
+                "value": pred_s,
+                "target": 10.0,
+                "protocol": note,
+            },
+        ]
+    if ctx.wants("noise"):
+        rng = np.random.default_rng(ctx.seeds(1)[0])
+        X, y = rng.uniform(size=(30, 5000)), rng.integers(0, 4, 30)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            start = time.perf_counter()
+            est = GPLocalFeatureSelection(random_state=0).fit(X, y)
+            fit_s = time.perf_counter() - start
+        selected = est.get_local_support(rng.uniform(size=(100, 5000))).mean()
+        load = os.getloadavg()[0]
+        records.append(
+            {
+                **common,
+                "dataset": "Noise: fit 30 x 5000",
+                "value": fit_s,
+                "target": 60.0,
+                "protocol": f"one run; load average {load:.1f} on 2 cores (shared machine)",
+                "selected_fraction": float(selected),
+            }
+        )
+    return records
+
+
 @register_suite(
     "gp-perf",
     paper=PAPER,
@@ -841,6 +899,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
     common = {"table": "speed", "method": "GPs", "metric": "seconds"}
     note = f"best of {repeats}; n_jobs=None; the machine may be shared"
     return [
+        *_scale_records(ctx, common),
         {
             **common,
             "dataset": "Breast Cancer: fit 569 x 30",

@@ -463,7 +463,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         self._check_data(X, y_idx, len(self.classes_))
-        n_samples, n_features = X.shape
+        n_features = X.shape[1]
         discrete = self._discrete_mask(n_features)
         rng = check_random_state(self.random_state)
 
@@ -632,7 +632,10 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             gp_null = self._null_gp(Xs[train], fold[1:], obs, hyper)
             means, variance = gp.predict(Xs[queries])
             power = gaussian_kl(
-                means, variance[:, None], float(self.reference_mean), float(self.reference_std) ** 2
+                means,
+                variance[:, None],
+                float(self.reference_mean),
+                float(self.reference_std) ** 2,
             )
             floor = self._floor(gp_null, Xs[queries])
             order, critical = subspace_path(power, self._abs_corr, float(gammas.min()), floor)

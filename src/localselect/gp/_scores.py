@@ -15,6 +15,8 @@ Nothing here validates user input; callers pass float64 arrays and class codes
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils.parallel import Parallel, delayed
@@ -35,7 +37,11 @@ _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
 
 def _feature_scores(
-    x: Float, labels: NDArray[np.intp], n_classes: int, discrete: bool, working_memory: float | None
+    x: Float,
+    labels: NDArray[np.intp],
+    n_classes: int,
+    discrete: bool,
+    working_memory: float | None,
 ) -> Float:
     """Eq. (3) before normalisation for one feature and several labelings.
 
@@ -95,7 +101,10 @@ def _feature_block(
 ) -> Float:
     n_classes = int(labels.max()) + 1
     return np.stack(
-        [_feature_scores(X[:, j], labels, n_classes, bool(discrete[j]), working_memory) for j in cols],
+        [
+            _feature_scores(X[:, j], labels, n_classes, bool(discrete[j]), working_memory)
+            for j in cols
+        ],
         axis=2,
     )
 
@@ -135,13 +144,15 @@ def raw_scores_multi(
     edges = np.linspace(0, m, n_blocks + 1).astype(int)
     blocks = Parallel(n_jobs=n_jobs)(
         delayed(_feature_block)(X, labels, discrete, range(a, b), working_memory)
-        for a, b in zip(edges[:-1], edges[1:])
+        for a, b in itertools.pairwise(edges)
         if b > a
     )
     return np.concatenate(blocks, axis=2)
 
 
-def scale_scores(raw: Float, X: Float, scaling: str, rows: NDArray[np.bool_] | None = None) -> Float:
+def scale_scores(
+    raw: Float, X: Float, scaling: str, rows: NDArray[np.bool_] | None = None
+) -> Float:
     """Map raw eq. (3) scores to [0, 1] (see :func:`discriminative_scores`).
 
     ``rows`` marks the scored points (the min-max of ``"minmax"`` runs over
@@ -208,9 +219,9 @@ def raw_discriminative_scores(
     features repeat values (measurements rounded to a few digits, categories).
     """
     y = np.asarray(y, dtype=np.intp)
-    return raw_scores_multi(
-        X, y[None, :], discrete, n_jobs=n_jobs, working_memory=working_memory
-    )[0]
+    return raw_scores_multi(X, y[None, :], discrete, n_jobs=n_jobs, working_memory=working_memory)[
+        0
+    ]
 
 
 def discriminative_scores(
