@@ -74,7 +74,8 @@ def print_table(
     rows : sequence of sequence of str
         Cell texts (rich markup allowed).
     shrink : sequence of str
-        Columns that may be truncated (long free text).
+        Columns that may be cut (long free text), the first listed first, each
+        down to ``MIN_WIDTH`` or its header.
     right : sequence of str
         Right-aligned columns (numbers).
     key : int, default=1
@@ -100,13 +101,11 @@ def print_table(
     limits = {h: natural[h] for h in shrink}
     floor = {h: max(MIN_WIDTH, len(h)) for h in shrink}  # headers are never cut
     excess = full - width
-    while excess > 0:
-        candidates = [h for h in limits if limits[h] > floor[h]]
-        if not candidates:
-            break
-        widest = max(candidates, key=lambda h: limits[h])
-        limits[widest] -= 1
-        excess -= 1
+    for h in shrink:  # the first listed column gives up its width first
+        cut_by = min(excess, limits[h] - floor[h])
+        if cut_by > 0:
+            limits[h] -= cut_by
+            excess -= cut_by
     if excess <= 0:
         table = _table(console, title, headers, rows, right_set, limits)
         if _width(console, table) <= width:
