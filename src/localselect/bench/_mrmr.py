@@ -29,6 +29,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, fit_context
+from localselect.base import GlobalRelevanceMixin
 
 __all__ = ["MRMR", "discretize_three_states", "mrmr_order"]
 
@@ -95,7 +96,7 @@ def mrmr_order(
     return np.asarray(order, dtype=np.int64)
 
 
-class MRMR(SelectorMixin, BaseEstimator):
+class MRMR(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
     """mRMR feature selection (MID criterion) on three-state discretised features.
 
     Parameters

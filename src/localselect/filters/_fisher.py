@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_X_y, validate_data
 
 from localselect._compat import Interval, RealNotInt, fit_context
+from localselect.base import GlobalRelevanceMixin
 
 __all__ = ["FisherScore", "fisher_score"]
 
@@ -72,7 +73,7 @@ def fisher_score(X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     return scores
 
 
-class FisherScore(SelectorMixin, BaseEstimator):
+class FisherScore(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
     """Select the features with the highest Fisher score.
 
     A global filter: one subset for all samples. It is the FDA baseline of the

@@ -11,6 +11,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from localselect.base import GlobalRelevanceMixin
+
 
 def encode_targets(
     name: str, y: NDArray, *, need_hits: bool = True
@@ -59,7 +61,7 @@ def set_verbosity(logger: logging.Logger, verbose: int) -> None:
         logger.setLevel(level)
 
 
-class _FeatureWeightSelector(SelectorMixin, BaseEstimator):
+class _FeatureWeightSelector(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
     """Global selector on ``feature_importances_``: the top ``n_features_to_select``."""
 
     def _prepare_fit(

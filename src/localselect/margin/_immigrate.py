@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions, fit_context
 from localselect._progress import progress_task
+from localselect.base import GlobalRelevanceMixin
 from localselect.margin._common import encode_targets, set_verbosity, top_k_mask
 from localselect.margin._matrix_kernels import ImmigrateFit, expected_distances, immigrate_fit
 from localselect.margin._neighbours import expected_distances_truncated, query_class_neighbours
@@ -37,7 +38,7 @@ def resolve_prescreen(prescreen, n_features: int) -> tuple[float | str | None, i
     return prescreen, None
 
 
-class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
+class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstimator):
     """IMMIGRATE feature and interaction weights, and its margin classifier.
 
     Learns a symmetric, element-wise non-negative matrix ``W`` with

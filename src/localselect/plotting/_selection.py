@@ -6,14 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from localselect.plotting._axes import feature_names_for, local_masks, new_axes
+from localselect.plotting._axes import feature_names_for, is_local, local_masks, new_axes
 
 __all__ = ["plot_selection_frequency"]
 
 
 def _frequencies(source: Any) -> tuple[np.ndarray, str]:
-    if hasattr(source, "local_support_") or hasattr(source, "get_local_support"):
-        return local_masks(source).mean(axis=0), "fraction of regions"
+    if is_local(source):
+        return local_masks(source).mean(axis=0), "fraction of training rows"
     if hasattr(source, "feature_importances_"):
         return np.asarray(source.feature_importances_, dtype=float), "feature importance"
     arr = np.asarray(source)
