@@ -358,6 +358,8 @@ def local_relevance(ctx: SuiteContext) -> list[dict[str, Any]]:
     )
     records += _target_records(target, ctx)
     _figure(records, ctx, max(cfg["sizes"]))
+    picture = ctx.cached({"lfs-picture": 0}, lambda: _lfs_picture(ctx.random_state))
+    _picture(picture, ctx)
     return records
 
 
@@ -466,3 +468,72 @@ def _figure(records: list[dict[str, Any]], ctx: SuiteContext, n: int) -> None:
     ctx.out.mkdir(parents=True, exist_ok=True)
     fig.savefig(ctx.out / "f1_by_noise.png", dpi=110)
     ctx.note(f"Figure: f1_by_noise.png (per-sample F1, methods x generator and noise, n = {n}).")
+
+
+def _lfs_picture(seed: int) -> dict[str, np.ndarray]:
+    """Held-out queries of make_lfs_synthetic(300, 20) with LFS's per-query subsets."""
+    from localselect import LocalFeatureSelection
+    from localselect.datasets import make_lfs_synthetic
+
+    X, y, _, sub = make_lfs_synthetic(
+        600, n_irrelevant=20, random_state=seed, return_subclass=True
+    )
+    est = LocalFeatureSelection().fit(X[:300], y[:300])
+    return {
+        "X": X[300:, :2],
+        "subclass": sub[300:],
+        "support": est.get_local_support(X[300:]),
+        "relevance": est.local_relevance(X[300:]),
+    }
+
+
+def _picture(data: dict[str, np.ndarray], ctx: SuiteContext) -> None:
+    """``lfs_query_subsets.png``: each held-out query coloured by the subset LFS gives it."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover
+        return
+    S = data["support"]
+    x1, x2, other = S[:, 0], S[:, 1], S[:, 2:].any(axis=1)
+    kinds = [
+        ("x1 only", x1 & ~x2 & ~other, "tab:blue"),
+        ("x2 only", ~x1 & x2 & ~other, "tab:orange"),
+        ("x1 and x2", x1 & x2 & ~other, "tab:green"),
+        ("with an irrelevant feature", other, "tab:red"),
+        ("neither x1 nor x2", ~x1 & ~x2 & ~other, "grey"),
+    ]
+    markers = {0: "+", 1: "D", 2: "o"}
+    fig = Figure(figsize=(9.5, 4.0), layout="constrained")
+    ax, bx = fig.subplots(1, 2)
+    for label, rows, color in kinds:
+        for sc, marker in markers.items():
+            pick = rows & (data["subclass"] == sc)
+            if pick.any():
+                ax.scatter(
+                    *data["X"][pick].T,
+                    c=color,
+                    marker=marker,
+                    s=22,
+                    label=label if sc == 2 or not (rows & (data["subclass"] == 2)).any() else None,
+                )
+    handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles))
+    ax.legend(uniq.values(), uniq.keys(), fontsize=7, loc="upper right")
+    ax.set_xlabel("x1")
+    ax.set_ylabel("x2")
+    ax.set_title("get_local_support (colour); true need (marker: + x1, ◊ x2, o both)", fontsize=9)
+    rel = data["relevance"]
+    for sc, name in ((0, "'+' (needs x1)"), (1, "'◊' (needs x2)"), (2, "Y2 (needs both)")):
+        rows = data["subclass"] == sc
+        bx.plot(np.arange(rel.shape[1]), rel[rows].mean(axis=0), marker=markers[sc], label=name)
+    bx.set_xticks(
+        range(rel.shape[1]), [f"x{j + 1}" for j in range(rel.shape[1])], rotation=90, fontsize=6
+    )
+    bx.set_ylim(0, 1.02)
+    bx.set_ylabel("mean local_relevance")
+    bx.set_title("local_relevance: fraction of deciding regions using a feature", fontsize=9)
+    bx.legend(fontsize=7)
+    fig.suptitle("LFS on held-out rows of make_lfs_synthetic(300, 20)", fontsize=10)
+    ctx.out.mkdir(parents=True, exist_ok=True)
+    fig.savefig(ctx.out / "lfs_query_subsets.png", dpi=110)
+    ctx.note("Figure: lfs_query_subsets.png (LFS per-query subsets and relevance, held out).")
