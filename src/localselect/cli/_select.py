@@ -4,10 +4,14 @@
 
 * ``selected_features.csv``: one row per sample used (its row number in the
   input), a 0/1 column per feature, ``n_selected`` and ``selected`` (names);
-  a global selector's subset is repeated on every row;
-* ``importances.csv`` and ``importances.json``: per feature, the method's
-  ``feature_importances_`` (or the selection frequency across samples), the
-  selection frequency and whether it is in the global subset;
+  a global selector's subset is repeated on every row. The subsets follow
+  the per-method definitions of :mod:`localselect.base`, and every other
+  output (importances, summary line, report figures) is computed from them;
+* ``importances.csv`` and ``importances.json``: per feature, the importance
+  (a local selector's selection frequency across rows; a global one's
+  ``feature_importances_``), the selection frequency, the mean
+  ``local_relevance`` and whether any row selects it (``get_support()``);
+  the JSON adds the run, ``relevance_scope`` and the mean subset size;
 * ``model.joblib``: the fitted preparation and estimator, for ``predict``;
 * ``results.csv`` when the estimator has a ``results_`` table (LLDS);
 * ``report.html`` with ``--report``: a page with the figures embedded.
@@ -303,42 +307,72 @@ def _make_estimator(cls: type, args: argparse.Namespace) -> Any:
 
 
 def _masks(estimator: Any, X: Any, n_rows: int) -> np.ndarray | None:
-    """Per-sample masks: local subsets, or the global subset on every row."""
+    """Per-row subsets by the rule of :mod:`localselect.base` (a global subset on every row).
+
+    Every output of ``select`` (``selected_features.csv``, ``importances.*``, the
+    summary line and the report's figures) is computed from this one array.
+    """
     import numpy as np
 
-    from localselect.base import LocalSelectorMixin
+    from localselect.base import local_support
 
-    if isinstance(estimator, LocalSelectorMixin):
-        return np.asarray(estimator.get_local_support(X), dtype=bool)
-    if hasattr(estimator, "get_support"):
-        support = np.asarray(estimator.get_support(), dtype=bool)
-        return np.broadcast_to(support, (n_rows, support.size))
-    return None
+    if not (hasattr(estimator, "get_local_support") or hasattr(estimator, "get_support")):
+        return None
+    masks = np.asarray(local_support(estimator, X), dtype=bool)
+    if masks.shape[0] != n_rows:
+        raise CLIError(f"the selector returned {masks.shape[0]} subsets for {n_rows} rows")
+    return masks
 
 
-def _importances(estimator: Any, names: list[str], masks: np.ndarray | None) -> pd.DataFrame:
+def _relevance(estimator: Any, X: Any, masks: np.ndarray | None) -> np.ndarray | None:
+    """Per-row relevance in [0, 1] (``local_relevance``), beside :func:`_masks`."""
+    import numpy as np
+
+    from localselect.base import local_relevance
+
+    if masks is None:
+        return None
+    return np.asarray(local_relevance(estimator, X), dtype=float)
+
+
+def _importances(
+    estimator: Any,
+    names: list[str],
+    masks: np.ndarray | None,
+    relevance: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Per feature: importance, selection frequency, mean relevance, selected.
+
+    ``selection_frequency`` is the fraction of rows whose subset holds the
+    feature and ``selected`` whether any row's does (``get_support()``), both
+    from ``masks``. ``importance`` is that frequency for a local selector and
+    ``feature_importances_`` (else the frequency) for a global one.
+    """
     import numpy as np
     import pandas as pd
 
-    frequency = masks.mean(axis=0) if masks is not None else np.full(len(names), np.nan)
+    from localselect.base import relevance_scope
+
+    n = len(names)
+    frequency = masks.mean(axis=0) if masks is not None else np.full(n, np.nan)
+    scope = relevance_scope(estimator)
     importance = getattr(estimator, "feature_importances_", None)
     source = "feature_importances_"
-    if importance is None:
-        importance, source = frequency, "selection frequency"
-    selected = (
-        np.asarray(estimator.get_support(), dtype=bool)
-        if hasattr(estimator, "get_support")
-        else np.zeros(len(names), dtype=bool)
-    )
+    if scope == "local" or importance is None:
+        importance, source = frequency, "selection frequency across rows"
+    selected = masks.any(axis=0) if masks is not None else np.zeros(n, dtype=bool)
+    mean_relevance = relevance.mean(axis=0) if relevance is not None else np.full(n, np.nan)
     table = pd.DataFrame(
         {
             "feature": names,
             "importance": np.asarray(importance, dtype=float),
             "selection_frequency": frequency,
+            "mean_relevance": mean_relevance,
             "selected": selected,
         }
     )
     table.attrs["importance_source"] = source
+    table.attrs["relevance_scope"] = scope
     return table.sort_values("importance", ascending=False, kind="stable")
 
 
@@ -433,12 +467,16 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     masks = _masks(fitted, X_model, len(X))
+    relevance = _relevance(fitted, X_model, masks)
     written = []
     if masks is not None:
         _selected_frame(masks, names, X.index).to_csv(out / "selected_features.csv")
         written.append("selected_features.csv")
-    importances = _importances(fitted, names, masks)
+    importances = _importances(fitted, names, masks, relevance)
     importances.to_csv(out / "importances.csv", index=False)
+    scope = importances.attrs["relevance_scope"]
+    mean_size = float(masks.sum(axis=1).mean()) if masks is not None and len(masks) else 0.0
+    n_selected = int(importances["selected"].sum())
     summary = {
         "method": args.method,
         "estimator": cls.__name__,
@@ -450,6 +488,9 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         "n_rows_dropped": int((~keep).sum()),
         "missing_values": missing,
         "fit_seconds": seconds,
+        "relevance_scope": scope,
+        "mean_subset_size": mean_size,
+        "n_selected_any_row": n_selected,
         "importance_source": importances.attrs["importance_source"],
         "features": json.loads(importances.to_json(orient="records")),
     }
@@ -479,6 +520,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
             estimator=fitted,
             feature_names=names,
             importances=importances,
+            masks=masks,
             labels=y_values,
             warning_lines=warnings_out,
             data=X if raw else None,
@@ -497,6 +539,14 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         cut(
             f"{cls.__name__} fitted on {len(X)} rows x {len(names)} features in "
             f"{seconds:.2f} s; top features: {top}",
+            console.width,
+        ),
+        highlight=False,
+    )
+    console.print(
+        cut(
+            f"{scope} selection: {mean_size:.1f} features per row, {n_selected} of "
+            f"{len(names)} in some row's subset",
             console.width,
         ),
         highlight=False,
