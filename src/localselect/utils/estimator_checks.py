@@ -37,7 +37,24 @@ __all__ = ["check_local_selector", "local_selector_checks", "make_check_data"]
 def make_check_data(
     n_samples: int = 60, n_features: int = 6, random_state: int = 0
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Small standardised two-class data with informative and noise features."""
+    """Make small standardised two-class data with informative and noise features.
+
+    Parameters
+    ----------
+    n_samples : int, default=60
+        Number of samples.
+    n_features : int, default=6
+        Number of features: the first three informative, the rest noise.
+    random_state : int, default=0
+        Seed of :func:`sklearn.datasets.make_classification`.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        Features, each with mean 0 and standard deviation 1.
+    y : ndarray of shape (n_samples,)
+        Labels in {0, 1}.
+    """
     X, y = make_classification(
         n_samples=n_samples,
         n_features=n_features,
