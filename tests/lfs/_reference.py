@@ -10,6 +10,7 @@ gives one seed per iteration and representative, and each beta draws
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -102,9 +103,23 @@ def score(X, y, i, feats, gamma):
 
 
 def fit(
-    X, y, *, alpha=19, gamma=0.2, tau=2, sigma=1.0, n_beta=20, n_rounding=2000, random_state=0
+    X,
+    y,
+    *,
+    alpha=19,
+    gamma=0.2,
+    tau=2,
+    sigma=1.0,
+    n_beta=20,
+    n_rounding=2000,
+    random_state=0,
+    rounding="random",
 ):
-    """Algorithm 1. Returns (support, radii, betas)."""
+    """Algorithm 1. Returns (support, radii, betas).
+
+    ``rounding="exact"`` takes every outcome of positive probability (each
+    fractional entry 0 or 1) instead of ``n_rounding`` draws.
+    """
     X = np.asarray(X, dtype=float)
     y = list(y)
     N, M = X.shape
@@ -135,7 +150,13 @@ def fit(
                 x[x < 1e-9] = 0.0
                 x[x > 1 - 1e-9] = 1.0
                 frac = [m for m in range(M) if 0 < x[m] < 1]
-                draws = rng.random((n_rounding, len(frac)))
+                if rounding == "exact":
+                    draws = [
+                        [0.0 if bit else 1.0 for bit in bits]
+                        for bits in itertools.product((0, 1), repeat=len(frac))
+                    ]
+                else:
+                    draws = rng.random((n_rounding, len(frac)))
                 outcomes = set()
                 for row in draws:
                     f = [x[m] == 1.0 for m in range(M)]

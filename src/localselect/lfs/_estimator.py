@@ -6,18 +6,20 @@ import logging
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions, fit_context
+from localselect._progress import progress_task
 from localselect.base import LocalSelectorMixin
+from localselect.lfs._core import fit_iteration
 from localselect.lfs._decide import query_subsets
 from localselect.lfs._regions import nn_votes
-from localselect.lfs._select import nearest_candidates, select_block, select_block_candidates
-from localselect.lfs._weights import lfs_weights, subspace_sq_distances
+from localselect.lfs._select import nearest_candidates
+from localselect.lfs._weights import subspace_sq_distances
 
 __all__ = ["LocalFeatureSelection"]
 
@@ -25,6 +27,18 @@ logger = logging.getLogger(__name__)
 
 #: Query rows per block in predict (bounds memory at block x n_train floats).
 _QUERY_BLOCK = 1024
+
+#: ``n_candidates="auto"``: the exact method up to this many training samples ...
+AUTO_EXACT_MAX_SAMPLES = 3000
+#: ... and past it the nearest-candidate method with this many candidates per class.
+AUTO_N_CANDIDATES = 50
+
+
+def _resolve_candidates(n_candidates, n_samples):
+    """``n_candidates_``: None (exact method) or the number of candidates per class."""
+    if isinstance(n_candidates, str):  # "auto"
+        return None if n_samples <= AUTO_EXACT_MAX_SAMPLES else AUTO_N_CANDIDATES
+    return None if n_candidates is None else int(n_candidates)
 
 
 class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
@@ -207,7 +221,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         "n_beta": [Interval(Integral, 1, None, closed="left")],
         "rounding": [StrOptions({"exact", "random"})],
         "n_rounding": [Interval(Integral, 1, None, closed="left")],
-        "n_candidates": [Interval(Integral, 1, None, closed="left"), None],
+        "n_candidates": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -223,7 +237,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         n_beta=20,
         rounding="exact",
         n_rounding=2000,
-        n_candidates=None,
+        n_candidates="auto",
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -277,69 +291,62 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         n, m = X.shape
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, 2**31 - 1, size=(self.tau, n)).astype(np.int64)
-        support = np.zeros((n, m), dtype=bool)
-        params = {
-            "alpha": int(self.alpha),
-            "gamma": float(self.gamma),
-            "n_beta": int(self.n_beta),
-            "rounding": self.rounding,
-            "n_rounding": int(self.n_rounding),
-        }
-        n_blocks = 1 if self.n_jobs in (None, 1) else min(n, 16 * abs(int(self.n_jobs)))
-        # Interleaved blocks balance the work (neighbouring indices often cost alike).
-        blocks = [np.arange(k, n, n_blocks) for k in range(n_blocks)]
-        order = np.argsort(np.concatenate(blocks), kind="stable")
-        if self.n_candidates is None:
-            same = y_enc[:, None] == y_enc[None, :]
+        self.n_candidates_ = _resolve_candidates(self.n_candidates, n)
+        if self.n_candidates_ is None:
             universe = None
         else:
-            universe = nearest_candidates(X, y_enc, int(self.n_candidates), self.n_jobs)
+            universe = nearest_candidates(X, y_enc, self.n_candidates_, self.n_jobs)
+        logger.info(
+            "LFS: %d representatives, %d features, %s",
+            n,
+            m,
+            "exact method"
+            if universe is None
+            else f"nearest-candidate method (n_candidates={self.n_candidates_})",
+        )
+        support = np.zeros((n, m), dtype=bool)
+        threads = effective_n_jobs(self.n_jobs)
         self.n_iter_ = 0
-        for it in range(self.tau):
-            parallel = Parallel(n_jobs=self.n_jobs if n_blocks > 1 else None)
-            if universe is None:
-                W = lfs_weights(X, same, support, sigma=float(self.sigma), n_jobs=self.n_jobs)
-                parts = parallel(
-                    delayed(select_block)(X, blk, same, W, seeds[it], **params) for blk in blocks
+        with progress_task(
+            self.tau * n,
+            "LFS representatives",
+            verbose=self.verbose,
+            logger=logger,
+            unit="representatives",
+        ) as task:
+            for it in range(self.tau):
+                res = fit_iteration(
+                    X,
+                    y_enc,
+                    support,
+                    universe,
+                    seeds[it],
+                    alpha=int(self.alpha),
+                    gamma=float(self.gamma),
+                    sigma=float(self.sigma),
+                    n_beta=int(self.n_beta),
+                    rounding=self.rounding,
+                    n_rounding=int(self.n_rounding),
+                    n_threads=threads,
+                    advance=task.advance,
                 )
-            else:
-                parts = parallel(
-                    delayed(select_block_candidates)(
-                        X,
-                        y_enc,
-                        support,
-                        universe,
-                        blk,
-                        seeds[it],
-                        sigma=float(self.sigma),
-                        **params,
-                    )
-                    for blk in blocks
+                self.n_iter_ = it + 1
+                changed = not np.array_equal(res.support, support)
+                support = res.support
+                logger.info(
+                    "LFS iteration %d/%d: mean subset size %.2f, %d empty subsets",
+                    it + 1,
+                    self.tau,
+                    support.sum(axis=1).mean(),
+                    int((~support.any(axis=1)).sum()),
                 )
-            flat = [r for part in parts for r in part]
-            results = [flat[k] for k in order]  # back to training order
-            new_support = np.zeros((n, m), dtype=bool)
-            for i, res in enumerate(results):
-                new_support[i, res.features] = True
-            self.n_iter_ = it + 1
-            changed = not np.array_equal(new_support, support)
-            support = new_support
-            logger.info(
-                "LFS iteration %d/%d: mean subset size %.2f, %d empty subsets",
-                it + 1,
-                self.tau,
-                support.sum(axis=1).mean(),
-                int((~support.any(axis=1)).sum()),
-            )
-            logger.debug(
-                "LFS iteration %d: %d LP search steps", it + 1, sum(r.n_lp_iter for r in results)
-            )
-            if not changed and self.rounding == "exact":
-                break
+                logger.debug("LFS iteration %d: %d LP search steps", it + 1, res.n_lp_iter)
+                if not changed and self.rounding == "exact":
+                    break
         self.local_support_ = support
-        self.radii_ = np.array([r.radius for r in results])
-        self.betas_ = np.array([r.beta for r in results])
-        self.local_scores_ = np.array([r.score for r in results])
+        self.radii_ = res.radii
+        self.betas_ = res.betas
+        self.local_scores_ = res.scores
         self.feature_importances_ = support.mean(axis=0)
         self.candidates_ = universe
         self.X_fit_ = X

@@ -1,0 +1,835 @@
+"""Compiled per-representative core of LFS (numba): lines 4-11 of Algorithm 1.
+
+One call of :func:`_fit_block` does, for each representative of a block and
+with no Python in between: the eq. (10) weights from the previous subsets,
+the distances ``a``, ``b`` of eq. (5), the exact search of LP (9) for every
+beta (the algorithm of :mod:`localselect.lfs._lp`, transcribed), exact or
+random rounding, and the radius and leave-one-out score of each candidate
+subset (sec. 3.2); the best beta wins, ties to the smallest.
+
+:func:`fit_iteration` runs the blocks on Python threads, as
+:mod:`localselect.margin._relieff_numba` does: the compiled functions are
+serial and release the GIL, and each representative owns its outputs, so the
+result does not depend on the number of threads. (numba's ``parallel=True``
+would start an OpenMP runtime, after which a forked child process aborts.)
+
+Differences from the numpy transcription in :mod:`localselect.lfs._lp`,
+``_regions`` and ``_weights``, all in the last bits only: sums run in index
+order (numpy sums pairwise), and the eq. (10) weights are summed over
+distinct subsets weighted by their multiplicity, from coordinate
+differences.
+
+The leave-one-out search sorts the points by their distance to the
+representative in the subspace; by the triangle inequality a point ``q`` can
+be the nearest neighbour of ``p`` only if ``|d(q, x_i) - d(p, x_i)|`` is at
+most their distance, so each point scans outwards from its own rank and
+stops there (with a relative 1e-9 margin for rounding). Distances between
+points are sums of squared differences in feature order, abandoned once the
+partial sum exceeds the best so far (a sum of non-negative terms never
+decreases), and compared exactly, so neighbour ties are those of the
+differences computed in full.
+
+Nothing here validates user input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+__all__ = ["IterationResult", "fit_iteration", "subset_table"]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+#: Relative slack when comparing ``b^T f`` with ``epsilon`` (as in ``_lp``).
+_FEAS_RTOL = 1e-12
+#: Radius used when the impurity test fails at distance 0 (as in ``_regions``).
+_TINY_RADIUS = 1e-6
+#: Relative rounding margin of the triangle-inequality pruning.
+_PRUNE_RTOL = 1e-9
+
+
+# --------------------------------------------------------------------------- #
+# LP (9): the exact search of localselect.lfs._lp, transcribed
+# --------------------------------------------------------------------------- #
+
+
+@njit(nogil=True, cache=True)
+def _sum_at(v, idx):  # pragma: no cover - compiled
+    s = 0.0
+    for t in range(idx.size):
+        s += v[idx[t]]
+    return s
+
+
+@njit(nogil=True, cache=True)
+def _take(c, n_neg, alpha, tiebreak, use_tiebreak):  # pragma: no cover - compiled
+    """The ``clip(n_neg, 1, alpha)`` smallest costs, ties by ``tiebreak`` then index."""
+    m = c.size
+    s = min(max(n_neg, 1), alpha)
+    if s >= m:
+        return np.arange(m)
+    kth = np.partition(c, s - 1)[s - 1]
+    out = np.empty(s, dtype=np.int64)
+    n_below = 0
+    n_tied = 0
+    for j in range(m):
+        if c[j] < kth:
+            out[n_below] = j
+            n_below += 1
+        elif c[j] == kth:
+            n_tied += 1
+    tied = np.empty(n_tied, dtype=np.int64)
+    t = 0
+    for j in range(m):
+        if c[j] == kth:
+            tied[t] = j
+            t += 1
+    if use_tiebreak:
+        tied = tied[np.argsort(tiebreak[tied], kind="mergesort")]
+    out[n_below:] = tied[: s - n_below]
+    return np.sort(out)
+
+
+@njit(nogil=True, cache=True)
+def _take_cost(a, b, lam, alpha, buf_v, buf_i):  # pragma: no cover - compiled
+    """``_take(a - lam b, n_neg, alpha)`` without forming the costs: insertion into
+    the ``alpha`` smallest (strict comparisons keep the lower index among ties)."""
+    m = a.size
+    kept = 0
+    n_neg = 0
+    for j in range(m):
+        v = a[j] - lam * b[j]
+        if v < 0:
+            n_neg += 1
+        if kept == alpha and v >= buf_v[kept - 1]:
+            continue
+        pos = kept if kept < alpha else alpha - 1
+        while pos > 0 and v < buf_v[pos - 1]:
+            buf_v[pos] = buf_v[pos - 1]
+            buf_i[pos] = buf_i[pos - 1]
+            pos -= 1
+        buf_v[pos] = v
+        buf_i[pos] = j
+        if kept < alpha:
+            kept += 1
+    s = min(max(n_neg, 1), alpha, m)
+    return np.sort(buf_i[:s])
+
+
+@njit(nogil=True, cache=True)
+def _lp_candidates(a, b, alpha):  # pragma: no cover - compiled
+    """``lp_candidates`` of ``_lp``: (True, kept indices) or (False, empty)."""
+    m = a.size
+    if max(8 * alpha, 256) >= m:
+        return False, np.empty(0, dtype=np.int64)
+    order = np.argsort(a, kind="mergesort")
+    a_sorted = a[order]
+    b_sorted = b[order]
+    size = max(4 * alpha, -(-m // 256))
+    starts = np.unique(np.searchsorted(a_sorted, a_sorted[::size]))
+    bounds = np.append(starts, m)
+    drop = np.zeros(m, dtype=np.bool_)
+    top = np.empty(0)
+    for q in range(bounds.size - 1):
+        lo, hi = bounds[q], bounds[q + 1]
+        block = b_sorted[lo:hi]
+        if top.size >= alpha:
+            drop[lo:hi] = block <= top[0]
+        merged = np.concatenate((top, block))
+        if merged.size > alpha:
+            top = np.sort(np.partition(merged, merged.size - alpha)[merged.size - alpha :])
+        else:
+            top = np.sort(merged) if merged.size >= alpha else merged
+    n_drop = 0
+    for j in range(m):
+        n_drop += drop[j]
+    if 2 * n_drop < m:
+        return False, np.empty(0, dtype=np.int64)
+    return True, np.sort(order[~drop])
+
+
+@njit(nogil=True, cache=True)
+def _bracket(a, b, alpha, scale, zero, inf, eps, lower, has_lower, upper, has_upper):
+    # pragma: no cover - compiled
+    """``_bracket`` of ``_lp``: (right, left, has_left, multiplier, n_iter)."""
+    lo = zero
+    if _sum_at(b, lo) >= eps:
+        return lo, lo, False, 0.0, 0
+    hi = inf
+    b_lo = _sum_at(b, lo)
+    b_hi = _sum_at(b, hi)
+    for w in range(2):
+        if (w == 0 and not has_lower) or (w == 1 and not has_upper):
+            continue
+        warm = lower if w == 0 else upper
+        b_w = _sum_at(b, warm)
+        if b_w >= eps:
+            if b_w < b_hi:
+                hi = warm
+                b_hi = b_w
+        elif b_w > b_lo:
+            lo = warm
+            b_lo = b_w
+    n_iter = 0
+    lam = 0.0
+    buf_v = np.empty(alpha)
+    buf_i = np.empty(alpha, dtype=np.int64)
+    for n_iter in range(1, 10 * a.size + 100):  # noqa: B007 - finite by construction
+        a_lo, b_lo = _sum_at(a, lo), _sum_at(b, lo)
+        a_hi, b_hi = _sum_at(a, hi), _sum_at(b, hi)
+        if b_hi <= b_lo:
+            break
+        lam = (a_hi - a_lo) / (b_hi - b_lo)
+        line = a_lo - lam * b_lo
+        new = _take_cost(a, b, lam, alpha, buf_v, buf_i)
+        value = 0.0
+        for t in range(new.size):
+            value += a[new[t]] - lam * b[new[t]]
+        if value >= min(line, a_hi - lam * b_hi) - 1e-13 * scale * max(1.0, lam):
+            break
+        if _sum_at(b, new) >= eps:
+            hi = new
+        else:
+            lo = new
+    return hi, lo, True, lam, n_iter
+
+
+@njit(nogil=True, cache=True)
+def _to_single_fraction(f, j, l, bc):  # pragma: no cover - compiled
+    """``_to_single_fraction`` of ``_lp`` (in place)."""
+    dj, dl = bc[l], -bc[j]
+    if dj == 0.0 and dl == 0.0:
+        return
+    if dj + dl > 0:
+        dj, dl = -dj, -dl
+    t = np.inf
+    for v, d in ((f[j], dj), (f[l], dl)):
+        if d > 0:
+            t = min(t, (1.0 - v) / d)
+        elif d < 0:
+            t = min(t, -v / d)
+    f[j] = min(max(f[j] + t * dj, 0.0), 1.0)
+    f[l] = min(max(f[l] + t * dl, 0.0), 1.0)
+    for idx in (j, l):
+        if abs(f[idx]) <= 1e-15:
+            f[idx] = 0.0
+        elif abs(f[idx] - 1.0) <= 1e-15:
+            f[idx] = 1.0
+
+
+@njit(nogil=True, cache=True)
+def _finish(f_right, f_left, bc, eps, alpha):  # pragma: no cover - compiled
+    """``_finish`` of ``_lp``: a vertex with ``b^T f = eps`` on the face of two solutions."""
+    m = f_right.size
+    f = np.zeros(m)
+    n_diff = 0
+    fixed_count = 0.0
+    s_right = 0.0
+    s_left = 0.0
+    for j in range(m):
+        s_right += f_right[j]
+        s_left += f_left[j]
+        if f_right[j] != f_left[j]:
+            n_diff += 1
+        else:
+            f[j] = f_right[j]
+            fixed_count += f[j]
+    dpos = np.empty(n_diff, dtype=np.int64)
+    t = 0
+    bf = 0.0
+    for j in range(m):
+        if f_right[j] != f_left[j]:
+            dpos[t] = j
+            t += 1
+        bf += bc[j] * f[j]
+    target = eps - bf
+    lo = int(np.rint(min(s_right, s_left) - fixed_count))
+    hi = int(np.rint(max(s_right, s_left) - fixed_count))
+    order = dpos[np.argsort(bc[dpos], kind="mergesort")]
+    bs = bc[order]
+    n = bs.size
+    gmin = np.zeros(n + 1)
+    gmax = np.zeros(n + 1)
+    for q in range(n):
+        gmin[q + 1] = gmin[q] + bs[q]
+        gmax[q + 1] = gmax[q] + bs[n - 1 - q]
+    if lo == hi or gmin[lo] <= target <= gmax[lo]:
+        if not gmin[lo] <= target <= gmax[lo]:
+            return f_right.copy()
+        windows = gmin[lo:] - gmin[: n - lo + 1]
+        k = int(np.searchsorted(windows, target, side="right")) - 1
+        k = min(max(k, 0), n - lo)
+        for q in range(k, k + lo):
+            f[order[q]] = 1.0
+        if windows[k] < target and k + lo < n:
+            j, l = order[k], order[k + lo]
+            theta = (target - windows[k]) / (bc[l] - bc[j])
+            f[j] = 1.0 - theta
+            f[l] = theta
+            total = fixed_count + lo
+            if 0.0 < theta < 1.0 and 1 < total < alpha:
+                _to_single_fraction(f, j, l, bc)
+        return f
+    if target > gmax[lo]:
+        k = -1
+        for q in range(lo, hi + 1):
+            if gmax[q] >= target:
+                k = q
+                break
+        if k < 0:
+            return f_right.copy()
+        for q in range(k - 1):
+            f[order[n - 1 - q]] = 1.0
+        last = order[n - k]
+        f[last] = (target - gmax[k - 1]) / bc[last]
+        return f
+    k = -1
+    for q in range(lo, hi + 1):
+        if gmin[q] <= target:
+            k = q
+            break
+    if k < 0:
+        return f_right.copy()
+    for q in range(k - 1):
+        f[order[q]] = 1.0
+    last = order[k - 1]
+    f[last] = (target - gmin[k - 1]) / bc[last]
+    return f
+
+
+@njit(nogil=True, cache=True)
+def _round(x, a, b, alpha, eps, draws, offset, n_rounding, use_draws):
+    # pragma: no cover - compiled
+    """``round_solution`` of ``_lp``: (feasible, selected indices, draws used)."""
+    m = x.size
+    n_ones = 0
+    nf = 0
+    for j in range(m):
+        if x[j] >= 1.0:
+            n_ones += 1
+        elif x[j] > 0.0:
+            nf += 1
+    ones = np.empty(n_ones, dtype=np.int64)
+    frac = np.empty(nf, dtype=np.int64)
+    p1 = 0
+    p2 = 0
+    for j in range(m):
+        if x[j] >= 1.0:
+            ones[p1] = j
+            p1 += 1
+        elif x[j] > 0.0:
+            frac[p2] = j
+            p2 += 1
+    n_pat = 1 << nf
+    seen = np.ones(n_pat, dtype=np.bool_)
+    used = 0
+    if use_draws:
+        seen[:] = False
+        for r in range(n_rounding):
+            code = 0
+            for t in range(nf):
+                if draws[offset + r * nf + t] < x[frac[t]]:
+                    code |= 1 << (nf - 1 - t)
+            seen[code] = True
+        used = n_rounding * nf
+    a1 = _sum_at(a, ones)
+    b1 = _sum_at(b, ones)
+    slack = _FEAS_RTOL * max(abs(eps), 1e-300)
+    best = -1
+    best_a = 0.0
+    best_count = 0
+    for p in range(n_pat):
+        if not seen[p]:
+            continue
+        count = n_ones
+        av = 0.0
+        bv = 0.0
+        for t in range(nf):
+            if (p >> (nf - 1 - t)) & 1:
+                count += 1
+                av += a[frac[t]]
+                bv += b[frac[t]]
+        av = a1 + av
+        bv = b1 + bv
+        if count < 1 or count > alpha or bv < eps - slack:
+            continue
+        if best < 0 or av < best_a or (av == best_a and count < best_count):
+            best, best_a, best_count = p, av, count
+    if best < 0:
+        return False, np.empty(0, dtype=np.int64), used
+    sel = np.empty(best_count, dtype=np.int64)
+    sel[:n_ones] = ones
+    q = n_ones
+    for t in range(nf):
+        if (best >> (nf - 1 - t)) & 1:
+            sel[q] = frac[t]
+            q += 1
+    return True, np.sort(sel), used
+
+
+@njit(nogil=True, cache=True)
+def _cost_scale(a, b, alpha):  # pragma: no cover - compiled
+    return (np.abs(a).max() + np.abs(b).max()) * min(alpha, a.size) + 1e-300
+
+
+@njit(nogil=True, cache=True)
+def _prepare(a, b, alpha):  # pragma: no cover - compiled
+    """``prepare_lfs_lp`` of ``_lp``: (alpha, zero, inf, eps_max)."""
+    alpha = min(alpha, a.size)
+    n0 = 0
+    ninf = 0
+    for j in range(a.size):
+        n0 += (a[j] < 0) or (a[j] == 0 and b[j] > 0)
+        ninf += (b[j] > 0) or (b[j] == 0 and a[j] < 0)
+    zero = _take(a, n0, alpha, -b, True)
+    inf = _take(-b, ninf, alpha, a, True)
+    return alpha, zero, inf, _sum_at(b, inf)
+
+
+@njit(nogil=True, cache=True)
+def lp_sweep(a, b, alpha, n_beta):  # pragma: no cover - compiled
+    """Vertices of LP (9) for ``epsilon = n / n_beta * eps_max``, n = 1..n_beta.
+
+    The compiled twin of ``solve_sweep(prepare_lfs_lp(...))`` after the
+    ``lp_candidates`` reduction, as the estimator runs it. Returns
+    ``(X, eps, keep, a_red, b_red, alpha_red, n_iter)``: ``X[n - 1]`` the vertex
+    over the kept features ``keep`` (all features when nothing is dropped),
+    ``eps[n - 1]`` the epsilon it meets.
+    """
+    m = a.size
+    alpha = min(alpha, m)
+    reduced, keep = _lp_candidates(a, b, alpha)
+    scale = _cost_scale(a, b, alpha)
+    if reduced:
+        a = a[keep]
+        b = b[keep]
+    else:
+        keep = np.arange(m)
+    alpha_p, zero, inf, eps_max = _prepare(a, b, alpha)
+    mp = a.size
+    xs = np.zeros((n_beta, mp))
+    epsilons = np.empty(n_beta)
+    right = zero
+    left = zero
+    has_right = False
+    has_left = False
+    n_iter = 0
+    for n in range(1, n_beta + 1):
+        eps = min((n / n_beta) * eps_max, eps_max)
+        epsilons[n - 1] = eps
+        new_right, new_left, new_has_left, _, it = _bracket(
+            a, b, alpha_p, scale, zero, inf, eps, left, has_left, right, has_right
+        )
+        n_iter += it
+        f_right = np.zeros(mp)
+        f_right[new_right] = 1.0
+        if new_has_left:
+            f_left = np.zeros(mp)
+            f_left[new_left] = 1.0
+            xs[n - 1] = _finish(f_right, f_left, b, eps, alpha_p)
+        else:
+            xs[n - 1] = f_right
+        right, left, has_right, has_left = new_right, new_left, True, new_has_left
+    return xs, epsilons, keep, a, b, n_iter
+
+
+# --------------------------------------------------------------------------- #
+# Regions: eq. (10) weights, eq. (5) distances, radius and leave-one-out score
+# --------------------------------------------------------------------------- #
+
+
+@njit(nogil=True, cache=True)
+def _weights(Xl, same, i, table, lengths, counts, rows, sigma, d):  # pragma: no cover
+    """Eq. (10): ``sum_p count_p exp(-(d_p(j) - min d_p)^2 / sigma)``, normalised per side."""
+    n = Xl.shape[0]
+    w = np.zeros(n)
+    for r in rows:
+        k = lengths[r]
+        cnt = counts[r]
+        if k == 0:  # every distance 0: weight exp(0) = 1
+            for j in range(n):
+                w[j] += cnt
+            continue
+        d_same = np.inf
+        d_opp = np.inf
+        for j in range(n):
+            s = 0.0
+            for t in range(k):
+                diff = Xl[i, table[r, t]] - Xl[j, table[r, t]]
+                s += diff * diff
+            d[j] = np.sqrt(s)
+            if same[j]:
+                if j != i and d[j] < d_same:
+                    d_same = d[j]
+            elif d[j] < d_opp:
+                d_opp = d[j]
+        for j in range(n):
+            dm = d_same if same[j] else d_opp
+            e = d[j] - dm
+            w[j] += cnt * np.exp(-(e * e) / sigma)
+    w[i] = 0.0
+    t_same = 0.0
+    t_opp = 0.0
+    for j in range(n):
+        if same[j]:
+            t_same += w[j]
+        else:
+            t_opp += w[j]
+    for j in range(n):
+        tot = t_same if same[j] else t_opp
+        if tot > 0:
+            w[j] /= tot
+    return w
+
+
+@njit(nogil=True, cache=True)
+def _class_distances(Xl, same, i, w):  # pragma: no cover - compiled
+    """Eq. (5): ``a`` over ``i``'s class (``i`` excluded), ``b`` over the rest."""
+    n, m = Xl.shape
+    a = np.zeros(m)
+    b = np.zeros(m)
+    n_same = 0
+    for j in range(n):
+        n_same += same[j]
+        if j == i:
+            continue
+        wj = w[j]
+        out = a if same[j] else b
+        for f in range(m):
+            diff = Xl[j, f] - Xl[i, f]
+            out[f] += wj * (diff * diff)
+    return a / (n_same - 1), b / (n - n_same)
+
+
+@njit(nogil=True, cache=True)
+def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
+    """Radius (sec. 3.2) and leave-one-out score ``DR / N_same - FAR / N_other``."""
+    n = Xl.shape[0]
+    k = feats.size
+    Z = np.empty((n, k))  # the subspace, contiguous
+    for j in range(n):
+        for t in range(k):
+            Z[j, t] = Xl[j, feats[t]]
+    for j in range(n):
+        s = 0.0
+        for t in range(k):
+            diff = Z[i, t] - Z[j, t]
+            s += diff * diff
+        dist[j] = np.sqrt(s)
+    order = np.argsort(dist)  # the order among equal distances does not matter
+    n_same_total = 0
+    for j in range(n):
+        n_same_total += same[j]
+    n_opp_total = n - n_same_total
+    # Radius: the first distinct distance u_k whose ball fails the impurity test.
+    cum_same = 0.0
+    cum_opp = 0.0
+    u_prev = 0.0
+    u_first = dist[order[0]]
+    u_second = np.inf
+    radius = -1.0
+    g = 0
+    pos = 0
+    while pos < n:
+        u = dist[order[pos]]
+        while pos < n and dist[order[pos]] == u:
+            if same[order[pos]]:
+                cum_same += 1.0
+            else:
+                cum_opp += 1.0
+            pos += 1
+        if g == 1:
+            u_second = u
+        if gamma * (cum_same - 1) / (n_same_total - 1) < cum_opp / n_opp_total:
+            radius = u_first if g == 0 else 0.5 * (u_prev + u)
+            break
+        u_prev = u
+        g += 1
+    if radius < 0:
+        radius = dist[order[n - 1]]
+    if radius == 0.0:
+        if u_second == np.inf:  # the second distinct distance, if any
+            for q in range(pos, n):
+                if dist[order[q]] != u_first:
+                    u_second = dist[order[q]]
+                    break
+        radius = _TINY_RADIUS if u_second == np.inf else min(_TINY_RADIUS, 0.5 * u_second)
+    n_in = 0
+    while n_in < n and dist[order[n_in]] <= radius:
+        n_in += 1
+    dr = 0
+    far = 0
+    for pp in range(n_in):
+        p = order[pp]
+        dp = dist[p]
+        best = np.inf
+        n_tied = 0
+        n_tied_same = 0
+        for direction in (1, -1):
+            q_pos = pp + direction
+            while 0 <= q_pos < n:
+                q = order[q_pos]
+                gap = (dist[q] - dp) * direction
+                bound = np.sqrt(best)
+                if gap > bound + _PRUNE_RTOL * (dist[q] + dp + bound):
+                    break
+                s = 0.0
+                for t in range(k):
+                    diff = Z[p, t] - Z[q, t]
+                    s += diff * diff
+                    if s > best:
+                        break
+                if s < best:
+                    best = s
+                    n_tied = 1
+                    n_tied_same = 1 if same[q] else 0
+                elif s == best:
+                    n_tied += 1
+                    n_tied_same += 1 if same[q] else 0
+                q_pos += direction
+        if n_tied_same > n_tied - n_tied_same:
+            if same[p]:
+                dr += 1
+            else:
+                far += 1
+    return radius, dr / n_same_total - far / n_opp_total
+
+
+@njit(nogil=True, cache=True)
+def _one_representative(
+    Xl, same, i, w, alpha, gamma, n_beta, draws, use_draws, n_rounding, support_row
+):  # pragma: no cover - compiled
+    """Lines 5-11 of Algorithm 1 for one representative; writes ``support_row``.
+
+    Returns ``(radius, beta, score, n_lp_iter)`` (0, NaN, -inf when no beta
+    gives a feasible rounding).
+    """
+    n, m = Xl.shape
+    a, b = _class_distances(Xl, same, i, w)
+    alpha = min(alpha, m)
+    xs, epsilons, keep, a_red, b_red, n_iter = lp_sweep(a, b, alpha, n_beta)
+    dist = np.empty(n)
+    scored = np.full((n_beta, alpha), -1, dtype=np.int64)
+    scored_len = np.zeros(n_beta, dtype=np.int64)
+    scored_val = np.empty((n_beta, 2))
+    n_scored = 0
+    best_n = -1
+    best_score = -np.inf
+    best_radius = 0.0
+    best_s = -1
+    offset = 0
+    for n_b in range(1, n_beta + 1):
+        ok, sel, used = _round(
+            xs[n_b - 1], a_red, b_red, alpha, epsilons[n_b - 1], draws, offset, n_rounding,
+            use_draws,
+        )
+        offset += used
+        if not ok:
+            continue
+        feats = keep[sel]
+        s_idx = -1
+        for q in range(n_scored):
+            if scored_len[q] == feats.size:
+                match = True
+                for t in range(feats.size):
+                    if scored[q, t] != feats[t]:
+                        match = False
+                        break
+                if match:
+                    s_idx = q
+                    break
+        if s_idx < 0:
+            radius, score = _loo_score(Xl, same, i, feats, gamma, dist)
+            s_idx = n_scored
+            scored[s_idx, : feats.size] = feats
+            scored_len[s_idx] = feats.size
+            scored_val[s_idx, 0] = radius
+            scored_val[s_idx, 1] = score
+            n_scored += 1
+        if best_n < 0 or scored_val[s_idx, 1] > best_score:
+            best_n = n_b
+            best_score = scored_val[s_idx, 1]
+            best_radius = scored_val[s_idx, 0]
+            best_s = s_idx
+    if best_n < 0:
+        return 0.0, np.nan, -np.inf, n_iter
+    for t in range(scored_len[best_s]):
+        support_row[scored[best_s, t]] = True
+    return best_radius, best_n / n_beta, best_score, n_iter
+
+
+@njit(nogil=True, cache=True)
+def _fit_block(
+    X, y, reps, universe, table, lengths, counts, sigma, alpha, gamma, n_beta,
+    draws, use_draws, n_rounding, support, radii, betas, scores, n_iter,
+):  # pragma: no cover - compiled
+    """Every representative of ``reps``: weights, LP sweep, rounding, scores.
+
+    ``universe`` of shape (0, 0) means the exact method (every training point;
+    ``table`` holds the distinct previous subsets, ``counts`` their
+    multiplicities); otherwise row ``i`` lists ``i``'s candidate points (padded
+    with -1) and ``table`` holds every training point's previous subset.
+    """
+    n = X.shape[0]
+    exact = universe.shape[0] == 0
+    all_rows = np.arange(table.shape[0])
+    for t in range(reps.size):
+        i = reps[t]
+        if exact:
+            Xl = X
+            same = y == y[i]
+            i_loc = i
+            rows = all_rows
+            d = np.empty(n)
+        else:
+            width = 0
+            while width < universe.shape[1] and universe[i, width] >= 0:
+                width += 1
+            rows = universe[i, :width].copy()
+            Xl = X[rows]
+            same = y[rows] == y[i]
+            i_loc = 0
+            while rows[i_loc] != i:
+                i_loc += 1
+            d = np.empty(width)
+        w = _weights(Xl, same, i_loc, table, lengths, counts, rows, sigma, d)
+        radii[i], betas[i], scores[i], n_iter[i] = _one_representative(
+            Xl, same, i_loc, w, alpha, gamma, n_beta, draws[t], use_draws, n_rounding,
+            support[i],
+        )
+
+
+# --------------------------------------------------------------------------- #
+# Python driver: blocks of representatives on threads
+# --------------------------------------------------------------------------- #
+
+
+class IterationResult(NamedTuple):
+    """One iteration of Algorithm 1 over all representatives."""
+
+    support: BoolArray
+    radii: FloatArray
+    betas: FloatArray
+    scores: FloatArray
+    n_lp_iter: int
+
+
+def subset_table(support: BoolArray, distinct: bool) -> tuple[IntArray, IntArray, FloatArray]:
+    """Previous subsets as a padded table: ``(features, lengths, counts)``.
+
+    ``distinct=True`` keeps each distinct subset once with its multiplicity
+    (the exact method); otherwise one row per training point, count 1.
+    """
+    if distinct:
+        rows, inverse = np.unique(support, axis=0, return_inverse=True)
+        counts = np.bincount(inverse.ravel(), minlength=rows.shape[0]).astype(np.float64)
+    else:
+        rows = support
+        counts = np.ones(support.shape[0])
+    lengths = rows.sum(axis=1).astype(np.int64)
+    width = max(1, int(lengths.max()) if lengths.size else 1)
+    table = np.zeros((rows.shape[0], width), dtype=np.int64)
+    r, c = np.nonzero(rows)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    table[r, np.arange(r.size) - starts[r]] = c
+    return table, lengths, counts
+
+
+def fit_iteration(
+    X: FloatArray,
+    y: IntArray,
+    support: BoolArray,
+    universe: IntArray | None,
+    seeds: IntArray,
+    *,
+    alpha: int,
+    gamma: float,
+    sigma: float,
+    n_beta: int,
+    rounding: str,
+    n_rounding: int,
+    n_threads: int = 1,
+    advance: Callable[[int], None] | None = None,
+) -> IterationResult:
+    """One iteration of Algorithm 1 (lines 3-12): every representative's new subset.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        Class codes.
+    support : ndarray of shape (n_samples, n_features), dtype=bool
+        Previous subsets (all False in the first iteration).
+    universe : ndarray of shape (n_samples, n_universe) or None
+        Candidate points of each representative (see ``nearest_candidates``),
+        or None for the exact method.
+    seeds : ndarray of shape (n_samples,)
+        Random-rounding seed of each representative: the draws are
+        ``np.random.default_rng(seed).random`` consumed in order, beta after
+        beta, ``(n_rounding, n_fractional)`` at a time.
+    n_threads : int
+        Threads over blocks of representatives.
+    advance : callable, optional
+        Called with the number of representatives of each finished block.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    n, m = X.shape
+    exact = universe is None
+    table, lengths, counts = subset_table(support, distinct=exact)
+    univ = np.empty((0, 0), dtype=np.int64) if exact else np.ascontiguousarray(universe, np.int64)
+    out_support = np.zeros((n, m), dtype=bool)
+    radii = np.zeros(n)
+    betas = np.full(n, np.nan)
+    scores = np.full(n, -np.inf)
+    n_iter = np.zeros(n, dtype=np.int64)
+    use_draws = rounding == "random"
+    # Block sizes: enough blocks for progress and balance, few enough to amortise calls;
+    # random rounding holds 2 n_beta n_rounding uniforms per representative of a block.
+    n_blocks = max(min(n, 8 * n_threads), min(n, 200))
+    if use_draws:
+        n_blocks = max(n_blocks, -(-n // 8))
+    blocks = [np.arange(k, n, n_blocks, dtype=np.int64) for k in range(n_blocks)]
+    n_draws = 2 * n_beta * n_rounding
+
+    def run(reps: IntArray) -> int:
+        if use_draws:
+            draws = np.stack([np.random.default_rng(int(seeds[i])).random(n_draws) for i in reps])
+        else:
+            draws = np.zeros((reps.size, 1))
+        _fit_block(
+            X, y, reps, univ, table, lengths, counts, float(sigma), int(alpha), float(gamma),
+            int(n_beta), draws, use_draws, int(n_rounding), out_support, radii, betas,
+            scores, n_iter,
+        )
+        return int(reps.size)
+
+    if n_threads <= 1 or n_blocks == 1:
+        for reps in blocks:
+            done = run(reps)
+            if advance is not None:
+                advance(done)
+    else:
+        run(blocks[0])  # compiles (or loads) the kernel once, on this thread
+        if advance is not None:
+            advance(blocks[0].size)
+        pool = ThreadPoolExecutor(n_threads)
+        try:
+            pending = {pool.submit(run, reps) for reps in blocks[1:]}
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    done = fut.result()
+                    if advance is not None:
+                        advance(done)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return IterationResult(out_support, radii, betas, scores, int(n_iter.sum()))

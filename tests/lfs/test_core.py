@@ -1,0 +1,212 @@
+"""The compiled per-representative core against the numpy solver and the slow reference."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from localselect._progress import listen
+from localselect.lfs import LocalFeatureSelection
+from localselect.lfs import _core as C
+from localselect.lfs import _estimator as E
+from localselect.lfs._lp import (
+    cost_scale,
+    lp_candidates,
+    prepare_lfs_lp,
+    round_solution,
+    solve_sweep,
+)
+
+from . import _reference as ref
+from .test_lp import KINDS, _instance
+
+
+def _small(seed, n=24, m=6, classes=2):
+    X, y = make_classification(
+        n_samples=n,
+        n_features=m,
+        n_informative=3,
+        n_redundant=0,
+        n_classes=classes,
+        n_clusters_per_class=1,
+        random_state=seed,
+    )
+    return (X - X.mean(0)) / X.std(0), y
+
+
+def _numpy_sweep(a, b, alpha, n_beta):
+    """What the estimator's numpy path did: reduce, prepare, sweep."""
+    alpha = min(alpha, a.size)
+    keep = lp_candidates(a, b, alpha)
+    if keep is None:
+        keep = np.arange(a.size)
+        prog = prepare_lfs_lp(a, b, alpha)
+    else:
+        prog = prepare_lfs_lp(a[keep], b[keep], alpha, scale=cost_scale(a, b, alpha))
+    eps = np.minimum(np.arange(1, n_beta + 1) / n_beta * prog.eps_max, prog.eps_max)
+    return prog, keep, eps, solve_sweep(prog, eps)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_compiled_sweep_and_rounding_match_the_numpy_solver(kind):
+    """Vertices of LP (9) and their exact roundings agree with ``_lp`` (itself checked
+    against HiGHS in test_lp.py), short and long vectors (the lp_candidates reduction)."""
+    rng = np.random.default_rng(200 + KINDS.index(kind))
+    for t in range(60):
+        a, b, alpha, _ = _instance(rng, kind)
+        if t % 3 == 0:  # long vectors: the reduction to lp_candidates runs
+            M = int(rng.choice([300, 1200]))
+            a = np.resize(a, M) * rng.choice([1.0, 1.0, 0.5], M)
+            b = np.resize(b, M) * rng.choice([1.0, 1.0, 0.5], M)
+        alpha = min(alpha, a.size)
+        n_beta = int(rng.choice([1, 5, 20]))
+        prog, keep, eps, sols = _numpy_sweep(a, b, alpha, n_beta)
+        xs, eps_c, keep_c, a_c, b_c, _ = C.lp_sweep(a, b, alpha, n_beta)
+        np.testing.assert_array_equal(keep_c, keep)
+        np.testing.assert_allclose(eps_c, eps, rtol=1e-14)  # sums in index order
+        for n in range(n_beta):
+            # Equal up to the summation order (numpy sums pairwise, the core in index order).
+            np.testing.assert_allclose(xs[n], sols[n].x, rtol=0, atol=1e-9)
+            expected = round_solution(sols[n].x, prog.a, prog.b, alpha=alpha, epsilon=eps[n])
+            ok, sel, _ = C._round(xs[n], a_c, b_c, alpha, eps[n], np.zeros(1), 0, 1, False)
+            if expected is None:
+                assert not ok
+            else:
+                assert ok
+                np.testing.assert_array_equal(sel, expected)
+
+
+def test_compiled_random_rounding_uses_the_draws_in_order():
+    x = np.array([0.3, 0.0, 1.0, 0.6])
+    a = np.array([1.0, 2.0, 4.0, 0.5])
+    b = np.array([1.0, 3.0, 4.0, 0.0])
+    draws = np.random.default_rng(0).random(40)
+    for offset in (0, 10):
+        expected = round_solution(
+            x, a, b, alpha=3, epsilon=4.0, draws=draws[offset : offset + 10].reshape(5, 2)
+        )
+        ok, sel, used = C._round(x, a, b, 3, 4.0, draws, offset, 5, True)
+        assert ok and used == 10
+        np.testing.assert_array_equal(sel, expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_weights_distances_and_scores_match_loops(seed):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.standard_normal((25, 5)), 1)  # rounded: distance ties happen
+    y = rng.integers(0, 3, 25)
+    y[:3] = [0, 1, 2]
+    y[3:6] = [0, 1, 2]
+    support = rng.random((25, 5)) < 0.4
+    support[4] = False
+    W = ref.weights(X, list(y), support, 0.7)
+    d = np.empty(25)
+    for distinct in (True, False):
+        table, lengths, counts = C.subset_table(support, distinct)
+        for i in range(0, 25, 3):
+            same = y == y[i]
+            w = C._weights(X, same, i, table, lengths, counts, np.arange(len(table)), 0.7, d)
+            np.testing.assert_allclose(w, W[i], rtol=1e-12, atol=1e-15)
+    for i in range(0, 25, 4):
+        same = y == y[i]
+        a, b = C._class_distances(X, same, i, W[i])
+        same_j = [j for j in range(25) if y[j] == y[i] and j != i]
+        opp_j = [j for j in range(25) if y[j] != y[i]]
+        a_ref = sum(W[i, j] * (X[i] - X[j]) ** 2 for j in same_j) / len(same_j)
+        b_ref = sum(W[i, j] * (X[i] - X[j]) ** 2 for j in opp_j) / len(opp_j)
+        np.testing.assert_allclose(a, a_ref, rtol=1e-12)
+        np.testing.assert_allclose(b, b_ref, rtol=1e-12)
+        for _ in range(3):
+            feats = np.sort(rng.choice(5, size=int(rng.integers(1, 5)), replace=False))
+            r, s = C._loo_score(X, same, i, feats.astype(np.int64), 0.2, d)
+            r_ref, s_ref = ref.score(X, list(y), i, list(feats), 0.2)
+            assert r == pytest.approx(r_ref, rel=1e-12)
+            assert s == pytest.approx(s_ref, abs=1e-12)
+
+
+@pytest.mark.parametrize("rounding", ["exact", "random"])
+@pytest.mark.parametrize(("seed", "classes"), [(10, 2), (11, 3)])
+def test_estimator_matches_slow_reference_at_any_thread_count(rounding, seed, classes):
+    X, y = _small(seed, n=27, m=7, classes=classes)
+    kw = dict(alpha=3, gamma=0.2, tau=2, sigma=1.0, n_beta=6, n_rounding=150, random_state=seed)
+    support, radii, betas = ref.fit(X, y, rounding=rounding, **kw)
+    for n_jobs in (1, 2, 3):
+        est = LocalFeatureSelection(rounding=rounding, n_jobs=n_jobs, **kw).fit(X, y)
+        np.testing.assert_array_equal(est.local_support_, support)
+        np.testing.assert_allclose(est.radii_, radii, rtol=1e-12)
+        np.testing.assert_array_equal(est.betas_, betas)
+
+
+@pytest.mark.parametrize("n_candidates", [None, 8])
+def test_thread_count_does_not_change_any_bit(n_candidates):
+    X, y = _small(12, n=150, m=20, classes=3)
+    kw = dict(alpha=4, n_beta=8, n_candidates=n_candidates)
+    fits = [LocalFeatureSelection(n_jobs=j, **kw).fit(X, y) for j in (1, 2, 4)]
+    for other in fits[1:]:
+        np.testing.assert_array_equal(other.local_support_, fits[0].local_support_)
+        np.testing.assert_array_equal(other.radii_, fits[0].radii_)
+        np.testing.assert_array_equal(other.betas_, fits[0].betas_)
+        np.testing.assert_array_equal(other.local_scores_, fits[0].local_scores_)
+
+
+def _child_fit(queue, X, y):  # pragma: no cover - runs in the child
+    queue.put(LocalFeatureSelection(alpha=3, n_beta=5, n_jobs=2).fit(X, y).local_support_)
+
+
+@pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="needs the fork start method")
+def test_a_forked_child_can_fit_after_the_parent_did():
+    # The core runs on plain threads (no OpenMP runtime), so a fork after a fit is safe.
+    X, y = _small(13, n=40, m=8)
+    expected = LocalFeatureSelection(alpha=3, n_beta=5, n_jobs=2).fit(X, y).local_support_
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_fit, args=(queue, X, y))
+    child.start()
+    child.join(300)
+    assert child.exitcode == 0
+    np.testing.assert_array_equal(queue.get(timeout=5), expected)
+
+
+class _Recorder:
+    def __init__(self):
+        self.events = []
+
+    def start(self, task):
+        self.events.append(("start", task.total))
+
+    def update(self, task):
+        self.events.append(("update", task.done))
+
+    def finish(self, task):
+        self.events.append(("finish", task.done))
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_progress_counts_representatives(n_jobs):
+    X, y = _small(14, n=60, m=6)
+    rec = _Recorder()
+    with listen(rec):
+        est = LocalFeatureSelection(alpha=2, n_beta=4, tau=3, n_jobs=n_jobs).fit(X, y)
+    assert rec.events[0] == ("start", 3 * 60)
+    updates = [done for kind, done in rec.events if kind == "update"]
+    assert len(updates) > 1 and updates == sorted(updates)
+    assert rec.events[-1] == ("finish", est.n_iter_ * 60)
+
+
+def test_auto_switches_to_nearest_candidates_past_the_threshold(monkeypatch):
+    X, y = _small(15, n=80, m=6)
+    small = LocalFeatureSelection(alpha=2, n_beta=4).fit(X, y)
+    assert small.n_candidates_ is None and small.candidates_ is None
+    exact = LocalFeatureSelection(alpha=2, n_beta=4, n_candidates=None).fit(X, y)
+    np.testing.assert_array_equal(small.local_support_, exact.local_support_)
+    monkeypatch.setattr(E, "AUTO_EXACT_MAX_SAMPLES", 50)
+    monkeypatch.setattr(E, "AUTO_N_CANDIDATES", 10)
+    big = LocalFeatureSelection(alpha=2, n_beta=4).fit(X, y)
+    assert big.n_candidates_ == 10
+    cand = LocalFeatureSelection(alpha=2, n_beta=4, n_candidates=10).fit(X, y)
+    np.testing.assert_array_equal(big.candidates_, cand.candidates_)
+    np.testing.assert_array_equal(big.local_support_, cand.local_support_)
+    assert big.candidates_.shape[1] <= 1 + 2 * 10  # memory O(N n_candidates)
