@@ -458,14 +458,17 @@ def _weights(Xl, same, i, table, lengths, counts, rows, sigma, d):  # pragma: no
             for j in range(n):
                 w[j] += cnt
             continue
+        d[:] = 0.0
+        for t in range(k):  # feature-outer: each sum in feature order, points independent
+            f = table[r, t]
+            xi = Xl[i, f]
+            for j in range(n):
+                diff = xi - Xl[j, f]
+                d[j] += diff * diff
         d_same = np.inf
         d_opp = np.inf
         for j in range(n):
-            s = 0.0
-            for t in range(k):
-                diff = Xl[i, table[r, t]] - Xl[j, table[r, t]]
-                s += diff * diff
-            d[j] = np.sqrt(s)
+            d[j] = np.sqrt(d[j])
             if same[j]:
                 if j != i and d[j] < d_same:
                     d_same = d[j]
@@ -514,16 +517,16 @@ def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
     """Radius (sec. 3.2) and leave-one-out score ``DR / N_same - FAR / N_other``."""
     n = Xl.shape[0]
     k = feats.size
-    Z = np.empty((n, k))  # the subspace, contiguous
+    # Squared distances by differences in feature order; the loops run feature-outer
+    # so that the sums of different points are independent (and vectorise).
+    sq = np.zeros(n)
+    for t in range(k):
+        xi = Xl[i, feats[t]]
+        for j in range(n):
+            diff = xi - Xl[j, feats[t]]
+            sq[j] += diff * diff
     for j in range(n):
-        for t in range(k):
-            Z[j, t] = Xl[j, feats[t]]
-    for j in range(n):
-        s = 0.0
-        for t in range(k):
-            diff = Z[i, t] - Z[j, t]
-            s += diff * diff
-        dist[j] = np.sqrt(s)
+        dist[j] = np.sqrt(sq[j])
     order = np.argsort(dist)  # the order among equal distances does not matter
     n_same_total = 0
     for j in range(n):
@@ -534,7 +537,6 @@ def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
     cum_opp = 0.0
     u_prev = 0.0
     u_first = dist[order[0]]
-    u_second = np.inf
     radius = -1.0
     g = 0
     pos = 0
@@ -546,8 +548,6 @@ def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
             else:
                 cum_opp += 1.0
             pos += 1
-        if g == 1:
-            u_second = u
         if gamma * (cum_same - 1) / (n_same_total - 1) < cum_opp / n_opp_total:
             radius = u_first if g == 0 else 0.5 * (u_prev + u)
             break
@@ -555,48 +555,63 @@ def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
         g += 1
     if radius < 0:
         radius = dist[order[n - 1]]
-    if radius == 0.0:
-        if u_second == np.inf:  # the second distinct distance, if any
-            for q in range(pos, n):
-                if dist[order[q]] != u_first:
-                    u_second = dist[order[q]]
-                    break
+    if radius == 0.0:  # g == 0: the second distinct distance, if any, caps the tiny radius
+        u_second = np.inf
+        for q in range(pos, n):
+            if dist[order[q]] != u_first:
+                u_second = dist[order[q]]
+                break
         radius = _TINY_RADIUS if u_second == np.inf else min(_TINY_RADIUS, 0.5 * u_second)
     n_in = 0
     while n_in < n and dist[order[n_in]] <= radius:
         n_in += 1
+    # The subspace in rank order (feature-major), for the neighbour searches.
+    ranked = np.empty(n)
+    same_r = np.empty(n, dtype=np.bool_)
+    Zs = np.empty((k, n))
+    for r in range(n):
+        ranked[r] = dist[order[r]]
+        same_r[r] = same[order[r]]
+        for t in range(k):
+            Zs[t, r] = Xl[order[r], feats[t]]
+    buf = np.empty(n)
     dr = 0
     far = 0
     for pp in range(n_in):
-        p = order[pp]
-        dp = dist[p]
+        dp = ranked[pp]
+        # An upper bound of the nearest distance from a few neighbours in rank ...
+        ub = np.inf
+        for r in range(max(0, pp - 4), min(n, pp + 5)):
+            if r == pp:
+                continue
+            s = 0.0
+            for t in range(k):
+                diff = Zs[t, pp] - Zs[t, r]
+                s += diff * diff
+            ub = min(ub, s)
+        # ... then every point that can be as near: |d(q, x_i) - d(p, x_i)| <= d(p, q).
+        bound = np.sqrt(ub)
+        tol = bound + _PRUNE_RTOL * (2.0 * dp + 3.0 * bound)
+        lo = np.searchsorted(ranked, dp - tol)
+        hi = np.searchsorted(ranked, dp + tol, side="right")
+        buf[lo:hi] = 0.0
+        for t in range(k):
+            zp = Zs[t, pp]
+            for r in range(lo, hi):
+                diff = zp - Zs[t, r]
+                buf[r] += diff * diff
+        buf[pp] = np.inf
         best = np.inf
+        for r in range(lo, hi):
+            best = min(best, buf[r])
         n_tied = 0
         n_tied_same = 0
-        for direction in (1, -1):
-            q_pos = pp + direction
-            while 0 <= q_pos < n:
-                q = order[q_pos]
-                gap = (dist[q] - dp) * direction
-                bound = np.sqrt(best)
-                if gap > bound + _PRUNE_RTOL * (dist[q] + dp + bound):
-                    break
-                s = 0.0
-                for t in range(k):
-                    diff = Z[p, t] - Z[q, t]
-                    s += diff * diff
-                    if s > best:
-                        break
-                if s < best:
-                    best = s
-                    n_tied = 1
-                    n_tied_same = 1 if same[q] else 0
-                elif s == best:
-                    n_tied += 1
-                    n_tied_same += 1 if same[q] else 0
-                q_pos += direction
+        for r in range(lo, hi):
+            if buf[r] == best:
+                n_tied += 1
+                n_tied_same += same_r[r]
         if n_tied_same > n_tied - n_tied_same:
-            if same[p]:
+            if same_r[pp]:
                 dr += 1
             else:
                 far += 1

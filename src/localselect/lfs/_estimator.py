@@ -75,26 +75,32 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         Bernoulli vectors as the paper does.
     n_rounding : int, default=2000
         Number of Bernoulli draws per LP when ``rounding="random"``.
-    n_candidates : int or None, default=None
+    n_candidates : "auto", int or None, default="auto"
         ``None`` runs the exact method: every training point enters each
         representative's weights (eq. (10)), distances ``a``, ``b`` (eq. (5)),
         radius and leave-one-out score. An integer restricts all of these, and
         the neighbour rule of eq. (11) at prediction, to the representative's
         candidates: its ``n_candidates`` nearest training points of every
-        class (full-space Euclidean distance, found once). For large
-        ``n_samples``; see Notes for the cost and docs/lfs.md for the
-        measured accuracy. With ``n_candidates`` at least the largest class
-        size the result equals the exact method's (up to rounding).
+        class (full-space Euclidean distance, found once). With
+        ``n_candidates`` at least the largest class size the result equals the
+        exact method's (up to rounding). ``"auto"`` is the exact method up to
+        3,000 training samples (every data set of the paper, so their results
+        are the exact method's) and ``n_candidates=50`` beyond, where the
+        exact method's O(N^2) work per iteration no longer fits a default
+        fit; see Notes and docs/lfs.md for the cost and measured accuracy.
     random_state : int, RandomState instance or None, default=None
         Seeds the random rounding (one seed per representative and iteration,
         drawn up front, so results do not depend on ``n_jobs``). Unused with
         ``rounding="exact"``, which is deterministic.
     n_jobs : int or None, default=None
-        Parallel jobs over blocks of representatives (and of subspaces for the
-        weights). ``None`` means 1 unless in a joblib context.
+        Threads over blocks of representatives (the compiled core releases the
+        GIL; results are identical for any number), and jobs of the neighbour
+        search. ``None`` means 1 unless in a joblib context, -1 all cores.
     verbose : int, default=0
         Logging to ``logging.getLogger("localselect.lfs._estimator")``: 1 logs
-        iterations at INFO, 2 adds per-iteration statistics at DEBUG.
+        iterations and the progress of fits past 2 s (representatives done,
+        elapsed, remaining) at INFO, 2 adds per-iteration statistics at DEBUG.
+        The command line shows the same progress as a bar.
 
     Attributes
     ----------
@@ -119,6 +125,9 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         Training data, kept for prediction.
     y_fit_ : ndarray of shape (n_samples_fit,)
         Training labels as indices into ``classes_``.
+    n_candidates_ : int or None
+        Candidates per class used by the fit (``n_candidates`` resolved; None
+        for the exact method).
     candidates_ : ndarray of shape (n_samples_fit, n_universe) or None
         With ``n_candidates``: row ``i`` holds ``i`` and its candidate
         points (training indices, increasing, padded with -1). None for the
@@ -177,21 +186,29 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
     Inputs are used as given: the paper z-scores them first (use a
     ``StandardScaler``), and ``sigma`` is scale dependent.
 
-    **Complexity.** Exact method (``n_candidates=None``), per iteration:
-    weights O(U N^2 k) for U distinct subsets of up to ``k = alpha`` features
-    (O(N^3) in the worst case); per representative O(N M) for ``a`` and
-    ``b``, O(M log M) to drop the features no LP solution can use, O(M') per
-    LP search step on the M' that remain, and O(n_in N k) for the
-    leave-one-out score. Memory O(N^2 + N M), pairwise blocks bounded by
-    scikit-learn's ``working_memory``. Prediction O(U n_query N k).
+    **Computation.** Everything per representative (weights, ``a`` and
+    ``b``, the LP sweep, rounding, radii and leave-one-out scores) runs in one
+    compiled call per block of representatives (numba,
+    :mod:`localselect.lfs._core`), on ``n_jobs`` threads; each representative
+    owns its outputs, so results do not depend on the thread count. The first
+    fit after installation compiles the core (about a minute, cached on disk).
+
+    **Complexity.** Exact method, per iteration and representative: eq. (10)
+    weights O(U N k) for U distinct previous subsets of at most ``k = alpha``
+    features (U <= N), O(N M) for ``a`` and ``b``, O(M log M) to drop the
+    features no LP solution can use, O(M') per LP search step on the M' that
+    remain, and per distinct candidate subset O(N log N) for the radius plus
+    O(n_in N' k) for the leave-one-out score (N' the points that the triangle
+    inequality cannot rule out as nearest neighbours). Memory O(N M) (no
+    N x N array). Prediction O(U n_query N k).
 
     With ``n_candidates = c`` and K = 1 + c n_classes candidates per
     representative: a neighbour search, then per iteration and representative
     O(K^2 k) for the weights, O(K M) for ``a``, ``b``, and O(n_beta K^2 k)
     for the scores: O(N K (M + n_beta K k)) in all, linear in N. Memory
-    O(N (K + M)); no N x N array is formed. Prediction O(n_query N k) for
-    the spheres plus O(K k) per query and region that holds it (per query and
-    region when no region holds it).
+    O(N (K + M)). Prediction O(n_query N k) for the spheres plus O(K k) per
+    query and region that holds it (per query and region when no region
+    holds it).
 
     References
     ----------
