@@ -210,3 +210,36 @@ def test_auto_switches_to_nearest_candidates_past_the_threshold(monkeypatch):
     np.testing.assert_array_equal(big.candidates_, cand.candidates_)
     np.testing.assert_array_equal(big.local_support_, cand.local_support_)
     assert big.candidates_.shape[1] <= 1 + 2 * 10  # memory O(N n_candidates)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_ctrl_c_stops_a_fit_in_the_cli(tmp_path, n_jobs):
+    """SIGINT during the compiled core's blocks: the CLI exits 130 within seconds."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import pandas as pd
+
+    X, y = _small(16, n=900, m=60)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(60)]).assign(label=y)
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    cmd = [
+        sys.executable, "-m", "localselect", "select", "--method", "lfs",
+        "--input", str(tmp_path / "data.csv"), "--target", "label",
+        "--params", "tau=50", "n_candidates=None", "rounding='random'", "random_state=0",
+        "--n-jobs", str(n_jobs),
+        "--out", str(tmp_path / "out"),
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    time.sleep(20)  # past imports and loading the compiled core, inside the fit
+    assert proc.poll() is None, proc.stderr.read()
+    proc.send_signal(signal.SIGINT)
+    t = time.perf_counter()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert time.perf_counter() - t < 30

@@ -140,6 +140,7 @@ def test_fitted_attributes():
         ({"sigma": 0.0}, "sigma"),
         ({"rounding": "round"}, "rounding"),
         ({"n_candidates": 0}, "n_candidates"),
+        ({"n_candidates": "all"}, "n_candidates"),
     ],
 )
 def test_bad_parameters(params, match):

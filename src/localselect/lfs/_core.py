@@ -39,8 +39,10 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import NamedTuple
 
 import numpy as np
+from joblib.parallel import get_active_backend
 from numba import njit
 from numpy.typing import NDArray
+from sklearn.utils.parallel import Parallel, delayed
 
 __all__ = ["IterationResult", "fit_iteration", "subset_table"]
 
@@ -758,6 +760,42 @@ def subset_table(support: BoolArray, distinct: bool) -> tuple[IntArray, IntArray
     return table, lengths, counts
 
 
+def _run_block(X, y, reps, args, rand, seeds, outputs) -> None:
+    """The compiled core on one block, writing into ``outputs`` (rows ``reps``)."""
+    use_draws, n_rounding, n_draws = rand
+    if use_draws:
+        draws = np.stack([np.random.default_rng(int(seeds[i])).random(n_draws) for i in reps])
+    else:
+        draws = np.zeros((reps.size, 1))
+    univ, table, lengths, counts, sigma, alpha, gamma, n_beta = args
+    _fit_block(
+        X, y, reps, univ, table, lengths, counts, sigma, alpha, gamma, n_beta,
+        draws, use_draws, n_rounding, *outputs,
+    )  # fmt: skip
+
+
+def _block_result(X, y, reps, args, rand, seeds):
+    """One block as a joblib task: its rows of (support, radii, betas, scores, n_iter)."""
+    X, y = np.asarray(X), np.asarray(y)  # plain views of joblib's memmaps
+    n, m = X.shape
+    outputs = (
+        np.zeros((n, m), dtype=bool),
+        np.zeros(n),
+        np.full(n, np.nan),
+        np.full(n, -np.inf),
+        np.zeros(n, dtype=np.int64),
+    )
+    _run_block(X, y, reps, args, rand, seeds, outputs)
+    return tuple(out[reps] for out in outputs)
+
+
+def _external_backend() -> bool:
+    """Whether the caller chose a joblib backend other than joblib's own (e.g. Dask)."""
+    backend, _ = get_active_backend()
+    own = {"LokyBackend", "ThreadingBackend", "SequentialBackend", "MultiprocessingBackend"}
+    return type(backend).__name__ not in own
+
+
 def fit_iteration(
     X: FloatArray,
     y: IntArray,
@@ -813,21 +851,24 @@ def fit_iteration(
     if use_draws:
         n_blocks = max(n_blocks, -(-n // 8))
     blocks = [np.arange(k, n, n_blocks, dtype=np.int64) for k in range(n_blocks)]
-    n_draws = 2 * n_beta * n_rounding
+    args = (univ, table, lengths, counts, float(sigma), int(alpha), float(gamma), int(n_beta))
+    rand = (use_draws, int(n_rounding), 2 * n_beta * n_rounding)
 
     def run(reps: IntArray) -> int:
-        if use_draws:
-            draws = np.stack([np.random.default_rng(int(seeds[i])).random(n_draws) for i in reps])
-        else:
-            draws = np.zeros((reps.size, 1))
-        _fit_block(
-            X, y, reps, univ, table, lengths, counts, float(sigma), int(alpha), float(gamma),
-            int(n_beta), draws, use_draws, int(n_rounding), out_support, radii, betas,
-            scores, n_iter,
-        )
+        _run_block(X, y, reps, args, rand, seeds, (out_support, radii, betas, scores, n_iter))
         return int(reps.size)
 
-    if n_threads <= 1 or n_blocks == 1:
+    if n_threads > 1 and _external_backend():
+        # A joblib backend set by the caller (e.g. Dask): blocks are its tasks.
+        parts = Parallel(n_jobs=n_threads, return_as="generator")(
+            delayed(_block_result)(X, y, reps, args, rand, seeds) for reps in blocks
+        )
+        for reps, part in zip(blocks, parts):
+            for dest, src in zip((out_support, radii, betas, scores, n_iter), part):
+                dest[reps] = src
+            if advance is not None:
+                advance(reps.size)
+    elif n_threads <= 1 or n_blocks == 1:
         for reps in blocks:
             done = run(reps)
             if advance is not None:

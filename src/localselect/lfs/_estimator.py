@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 _QUERY_BLOCK = 1024
 
 #: ``n_candidates="auto"``: the exact method up to this many training samples ...
-AUTO_EXACT_MAX_SAMPLES = 3000
+AUTO_EXACT_MAX_SAMPLES = 1000
 #: ... and past it the nearest-candidate method with this many candidates per class.
 AUTO_N_CANDIDATES = 50
 
@@ -84,7 +84,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         class (full-space Euclidean distance, found once). With
         ``n_candidates`` at least the largest class size the result equals the
         exact method's (up to rounding). ``"auto"`` is the exact method up to
-        3,000 training samples (every data set of the paper, so their results
+        1,000 training samples (every data set of the paper, so their results
         are the exact method's) and ``n_candidates=50`` beyond, where the
         exact method's O(N^2) work per iteration no longer fits a default
         fit; see Notes and docs/lfs.md for the cost and measured accuracy.
