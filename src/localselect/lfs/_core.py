@@ -13,21 +13,22 @@ serial and release the GIL, and each representative owns its outputs, so the
 result does not depend on the number of threads. (numba's ``parallel=True``
 would start an OpenMP runtime, after which a forked child process aborts.)
 
-Differences from the numpy transcription in :mod:`localselect.lfs._lp`,
-``_regions`` and ``_weights``, all in the last bits only: sums run in index
-order (numpy sums pairwise), and the eq. (10) weights are summed over
-distinct subsets weighted by their multiplicity, from coordinate
-differences.
+Differences from the numpy code in :mod:`localselect.lfs._lp`,
+``_regions`` and ``_weights`` (which the tests keep as references), all in
+the last bits only: sums run in index order (numpy sums pairwise), and the
+eq. (10) weights are summed over distinct subsets weighted by their
+multiplicity, from coordinate differences.
 
 The leave-one-out search sorts the points by their distance to the
 representative in the subspace; by the triangle inequality a point ``q`` can
-be the nearest neighbour of ``p`` only if ``|d(q, x_i) - d(p, x_i)|`` is at
-most their distance, so each point scans outwards from its own rank and
-stops there (with a relative 1e-9 margin for rounding). Distances between
-points are sums of squared differences in feature order, abandoned once the
-partial sum exceeds the best so far (a sum of non-negative terms never
-decreases), and compared exactly, so neighbour ties are those of the
-differences computed in full.
+be a nearest neighbour of ``p`` only if ``|d(q, x_i) - d(p, x_i)|`` is at most
+their distance. Each point takes an upper bound of its nearest distance from
+a few points of adjacent rank and computes the distances to every point in
+the window of ranks that bound allows (with a relative 1e-9 margin for
+rounding). Distances are sums of squared differences in feature order, with
+the loops feature-outer so that the sums of different points run side by
+side (and vectorise) while each keeps its order; neighbour ties are compared
+exactly.
 
 Nothing here validates user input.
 """
