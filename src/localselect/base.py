@@ -15,19 +15,180 @@ selector API:
 
 The design follows ``imblearn.base.SamplerMixin``: the mixin does the
 validation and bookkeeping, the subclass supplies one private method.
+
+The module also holds the rules every estimator shares:
+
+* :func:`check_classification_data`: the target checks (at least 2 classes,
+  and for the methods that compare a sample with its own class, at least 2
+  samples per class);
+* :func:`resolve_n_features` and :func:`top_k_support`: the one meaning of
+  ``n_features_to_select`` (an int, a fraction in (0, 1], or None for the
+  features with a positive score), with :data:`N_FEATURES_CONSTRAINT`;
+* :class:`ScoreSelectorMixin`: a global selector on ``feature_importances_``
+  whose ``_parameter_constraints`` each family extends;
+* :func:`verbose_log`: ``verbose`` to log messages, without touching any
+  logger's level.
 """
 
 from __future__ import annotations
 
+import logging
 from abc import abstractmethod
+from collections.abc import Callable
+from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.base import TransformerMixin
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect._compat import check_feature_names_in
+from localselect._compat import Interval, RealNotInt, check_feature_names_in
 
-__all__ = ["LocalSelectorMixin"]
+__all__ = [
+    "N_FEATURES_CONSTRAINT",
+    "LocalSelectorMixin",
+    "ScoreSelectorMixin",
+    "check_classification_data",
+    "resolve_n_features",
+    "top_k_support",
+    "verbose_log",
+]
+
+#: Parameter constraint of ``n_features_to_select``: a count, a fraction or None.
+N_FEATURES_CONSTRAINT: list = [
+    Interval(Integral, 1, None, closed="left"),
+    Interval(RealNotInt, 0, 1, closed="right"),
+    None,
+]
+
+
+def check_classification_data(
+    name: str, y, *, min_class_size: int = 1, why: str = ""
+) -> tuple[np.ndarray, NDArray[np.intp]]:
+    """Classes and integer codes of a classification target, with the shared checks.
+
+    Parameters
+    ----------
+    name : str
+        The estimator's name, for the messages.
+    y : array-like of shape (n_samples,)
+        Validated labels (any type ``numpy.unique`` sorts).
+    min_class_size : int, default=1
+        Smallest number of samples a class may have; 2 for the methods that
+        compare a sample with the other samples of its class.
+    why : str, default=""
+        Why ``min_class_size`` is needed, shown in the message.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        Sorted class labels.
+    codes : ndarray of shape (n_samples,), dtype=intp
+        ``classes[codes] == y``.
+
+    Raises
+    ------
+    ValueError
+        ``y`` is not a classification target, has one class, or a class has
+        fewer than ``min_class_size`` samples.
+    """
+    check_classification_targets(y)
+    classes, codes = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"{name} needs at least 2 classes in y; got 1 class ({classes[0]!r}). "
+            "Pass labels of two or more classes."
+        )
+    counts = np.bincount(codes, minlength=len(classes))
+    small = counts < min_class_size
+    if small.any():
+        reason = f" ({why})" if why else ""
+        have = "1 sample" if (counts[small] == 1).all() else f"under {min_class_size} samples"
+        raise ValueError(
+            f"{name} needs at least {min_class_size} samples in every class{reason}; "
+            f"class(es) {classes[small].tolist()!r} have {have}. "
+            "Remove them or add samples."
+        )
+    return classes, codes.astype(np.intp)
+
+
+def resolve_n_features(n_features_to_select, n_features: int) -> int | None:
+    """The number of features ``n_features_to_select`` asks for, out of ``n_features``.
+
+    An int ``k`` gives ``min(k, n_features)``; a fraction ``f`` in (0, 1] gives
+    ``max(1, round(f * n_features))``; None stays None (every feature with a
+    positive score, see :func:`top_k_support`).
+    """
+    k = n_features_to_select
+    if k is None:
+        return None
+    if isinstance(k, Real) and not isinstance(k, Integral):
+        k = max(1, round(k * n_features))
+    return min(int(k), n_features)
+
+
+def top_k_support(scores: NDArray[np.float64], n_features_to_select) -> NDArray[np.bool_]:
+    """The one selection rule: the ``k`` highest scores, or the positive ones.
+
+    ``k`` comes from :func:`resolve_n_features`; ties go to the lower feature
+    index (stable sort). ``n_features_to_select=None`` keeps every feature
+    whose score is positive (> 0).
+    """
+    k = resolve_n_features(n_features_to_select, scores.shape[0])
+    if k is None:
+        return scores > 0
+    order = np.argsort(-scores, kind="stable")
+    mask = np.zeros(scores.shape[0], dtype=bool)
+    mask[order[:k]] = True
+    return mask
+
+
+def verbose_log(logger: logging.Logger, verbose: int) -> Callable[..., None]:
+    """A function ``log(depth, message, *args)`` for an estimator's ``verbose``.
+
+    Depth 1 (stages) is logged at INFO when ``verbose >= 1``, depth 2
+    (iterations) at DEBUG when ``verbose >= 2``; other calls do nothing. The
+    messages go to ``logger`` as usual, so the application's logging
+    configuration decides where they appear (e.g.
+    ``logging.basicConfig(level=logging.INFO)``); no logger's level is changed.
+
+    Examples
+    --------
+    >>> import logging
+    >>> log = verbose_log(logging.getLogger("localselect.example"), verbose=1)
+    >>> log(1, "fitting %d samples", 10)  # INFO record
+    >>> log(2, "iteration %d", 1)  # verbose < 2: nothing
+    """
+    verbose = int(verbose or 0)
+
+    def log(depth: int, message: str, *args) -> None:
+        if verbose >= depth:
+            logger.log(logging.INFO if depth <= 1 else logging.DEBUG, message, *args)
+
+    return log
+
+
+class ScoreSelectorMixin(SelectorMixin):
+    """Global selector keeping the features of highest ``feature_importances_``.
+
+    ``n_features_to_select`` follows :func:`top_k_support`. Subclasses extend
+    ``_parameter_constraints`` (``{**ScoreSelectorMixin._parameter_constraints,
+    ...}``, as scikit-learn's ``_BaseFilter`` subclasses do) and set
+    ``feature_importances_`` in ``fit``.
+    """
+
+    _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_CONSTRAINT}
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return top_k_support(self.feature_importances_, self.n_features_to_select)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
 
 
 class LocalSelectorMixin(TransformerMixin):

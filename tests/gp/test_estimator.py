@@ -181,7 +181,7 @@ def test_bad_data(problem):
         GPLocalFeatureSelection().fit(X, np.zeros(len(y)))
     lonely = y.copy()
     lonely[0] = 7
-    with pytest.raises(ValueError, match=r"classes \[7\] have 1"):
+    with pytest.raises(ValueError, match=r"class\(es\) \[7\] have 1 sample"):
         GPLocalFeatureSelection().fit(X, lonely)
     est = GPLocalFeatureSelection(random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="features"):

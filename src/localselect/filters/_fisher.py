@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_X_y, validate_data
+from sklearn.utils.validation import check_X_y, validate_data
 
-from localselect._compat import Interval, RealNotInt, fit_context
+from localselect._compat import fit_context
+from localselect.base import ScoreSelectorMixin, check_classification_data
 
 __all__ = ["FisherScore", "fisher_score"]
 
@@ -72,7 +70,7 @@ def fisher_score(X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     return scores
 
 
-class FisherScore(SelectorMixin, BaseEstimator):
+class FisherScore(ScoreSelectorMixin, BaseEstimator):
     """Select the features with the highest Fisher score.
 
     A global filter: one subset for all samples. It is the FDA baseline of the
@@ -81,9 +79,10 @@ class FisherScore(SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_features_to_select : int or float, default=10
+    n_features_to_select : int, float or None, default=10
         Number of features to keep (an int), or a fraction of the features
-        (a float in (0, 1]). Capped at the number of features.
+        (a float in (0, 1]), or (None) every feature with a positive score.
+        Capped at the number of features.
 
     Attributes
     ----------
@@ -118,12 +117,7 @@ class FisherScore(SelectorMixin, BaseEstimator):
     array([ 7, 22, 27])
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0, 1, closed="right"),
-        ],
-    }
+    _parameter_constraints = {**ScoreSelectorMixin._parameter_constraints}
 
     def __init__(self, n_features_to_select=10):
         self.n_features_to_select = n_features_to_select
@@ -145,28 +139,7 @@ class FisherScore(SelectorMixin, BaseEstimator):
             The fitted selector.
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"FisherScore needs at least 2 classes in y; got 1 class "
-                f"({self.classes_[0]!r}). Pass labels of two or more classes."
-            )
+        self.classes_, _ = check_classification_data(type(self).__name__, y)
         self.feature_importances_ = fisher_score(X, y)
-        k = self.n_features_to_select
-        if isinstance(k, Real) and not isinstance(k, Integral):
-            k = max(1, round(k * self.n_features_in_))
-        self.n_features_to_select_ = min(int(k), self.n_features_in_)
+        self.n_features_to_select_ = int(self._get_support_mask().sum())
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        order = np.argsort(-self.feature_importances_, kind="stable")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[order[: self.n_features_to_select_]] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

@@ -11,14 +11,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from localselect._compat import Interval, StrOptions, fit_context
 from localselect._pairwise import row_chunks
-from localselect.base import LocalSelectorMixin
+from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
 from localselect.gp._medoids import k_medoids
 from localselect.gp._multigp import (
     fit_hyperparameters,
@@ -298,8 +297,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
 
     # ------------------------------------------------------------------ fit
     def _log(self, level: int, msg: str, *args) -> None:
-        if self.verbose >= level:
-            logger.log(logging.INFO if level == 1 else logging.DEBUG, msg, *args)
+        verbose_log(logger, self.verbose)(level, msg, *args)
 
     def _discrete_mask(self, n_features: int) -> np.ndarray:
         spec = self.discrete_features
@@ -326,20 +324,8 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         mask[arr] = True
         return mask
 
-    def _check_data(self, X, y_idx, n_classes):
+    def _check_data(self, X):
         n_samples = X.shape[0]
-        if n_classes < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least 2 classes in y; got 1 class "
-                f"({self.classes_[0]!r}). Pass labels of two or more classes."
-            )
-        counts = np.bincount(y_idx)
-        if counts.min() < 2:
-            lonely = self.classes_[counts < 2].tolist()
-            raise ValueError(
-                f"Every class needs at least 2 training samples for the same-class term of "
-                f"eq. (3); classes {lonely} have 1. Remove them or add samples."
-            )
         if self.n_neighbors > n_samples:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} is larger than the {n_samples} training "
@@ -383,9 +369,10 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             The fitted estimator.
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        self._check_data(X, y_idx, len(self.classes_))
+        self.classes_, y_idx = check_classification_data(
+            type(self).__name__, y, min_class_size=2, why="the same-class term of eq. (3)"
+        )
+        self._check_data(X)
         n_samples, n_features = X.shape
         discrete = self._discrete_mask(n_features)
         rng = check_random_state(self.random_state)

@@ -8,12 +8,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions, fit_context
-from localselect.base import LocalSelectorMixin
+from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
 from localselect.lfs._regions import nn_votes
 from localselect.lfs._select import nearest_candidates, select_block, select_block_candidates
 from localselect.lfs._weights import lfs_weights, subspace_sq_distances
@@ -246,23 +245,13 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"LocalFeatureSelection needs at least 2 classes in y; got 1 class "
-                f"({self.classes_[0]!r}). Pass labels of two or more classes."
-            )
-        counts = np.bincount(y_enc)
-        if counts.min() < 2:
-            small = self.classes_[counts < 2].tolist()
-            raise ValueError(
-                f"Every class needs at least 2 samples (a representative's leave-one-out "
-                f"needs a same-class neighbour); classes {small} have 1. Add samples or "
-                "drop these classes."
-            )
-        if self.verbose:
-            logger.setLevel(logging.DEBUG if self.verbose > 1 else logging.INFO)
+        self.classes_, y_enc = check_classification_data(
+            type(self).__name__,
+            y,
+            min_class_size=2,
+            why="a representative's leave-one-out needs a same-class neighbour",
+        )
+        log = verbose_log(logger, self.verbose)
         n, m = X.shape
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, 2**31 - 1, size=(self.tau, n)).astype(np.int64)
@@ -313,16 +302,16 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
             self.n_iter_ = it + 1
             changed = not np.array_equal(new_support, support)
             support = new_support
-            logger.info(
+            log(
+                1,
                 "LFS iteration %d/%d: mean subset size %.2f, %d empty subsets",
                 it + 1,
                 self.tau,
                 support.sum(axis=1).mean(),
                 int((~support.any(axis=1)).sum()),
             )
-            logger.debug(
-                "LFS iteration %d: %d LP search steps", it + 1, sum(r.n_lp_iter for r in results)
-            )
+            n_lp = sum(r.n_lp_iter for r in results)
+            log(2, "LFS iteration %d: %d LP search steps", it + 1, n_lp)
             if not changed and self.rounding == "exact":
                 break
         self.local_support_ = support

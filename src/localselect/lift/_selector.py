@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
+from localselect.base import check_classification_data, verbose_log
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
     search_features,
@@ -216,8 +216,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         self.verbose = verbose
 
     def _log(self, message, *args):
-        if self.verbose:
-            logger.info(message, *args)
+        verbose_log(logger, self.verbose)(1, message, *args)
 
     def _as_float(self, X):
         try:
@@ -294,14 +293,8 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
             The fitted selector.
         """
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite="allow-nan")
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        self.classes_, y_codes = check_classification_data(type(self).__name__, y)
         y_codes = y_codes.astype(np.int64)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"LiftFeatureSelector needs at least 2 classes in y; got 1 class "
-                f"({self.classes_[0]!r}). Pass labels of two or more classes."
-            )
         n_classes = len(self.classes_)
         if self.target_class is None:
             targets = list(range(n_classes))

@@ -12,7 +12,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions, fit_context
-from localselect.margin._common import encode_targets, set_verbosity
+from localselect.base import check_classification_data, verbose_log
+from localselect.margin._common import NEED_HITS
 from localselect.margin._immigrate import Immigrate, with_fit_result
 from localselect.margin._matrix_kernels import expected_distances, immigrate_fit
 from localselect.margin._vector_kernels import im4e
@@ -184,8 +185,10 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
                 f"sigma_min={self.sigma_min} exceeds sigma_max={self.sigma_max}; "
                 "sigma falls from sigma_max to sigma_min, so pass sigma_min <= sigma_max."
             )
-        set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
-        self.classes_, codes = encode_targets(type(self).__name__, y)
+        log = verbose_log(logger, self.verbose)
+        self.classes_, codes = check_classification_data(
+            type(self).__name__, y, min_class_size=2, why=NEED_HITS
+        )
         n = X.shape[0]
         k = len(self.classes_)
         rng = check_random_state(self.random_state)
@@ -236,7 +239,7 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
             pred = np.argmin(loo, axis=1)
             wrong = pred != codes
             eps = float(D @ wrong)
-            logger.info("BIM round %d: sigma=%.4g, error=%.4f", t + 1, sigma, eps)
+            log(1, "BIM round %d: sigma=%.4g, error=%.4f", t + 1, sigma, eps)
             sigma_t = sigma
             sigma *= factor
             if eps >= 1.0 - 1.0 / k:

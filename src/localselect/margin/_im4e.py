@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from numbers import Integral, Real
 
-from localselect._compat import Interval, fit_context
+from localselect._compat import Interval
 from localselect.margin import _vector_kernels
-from localselect.margin._common import _FeatureWeightSelector
+from localselect.margin._common import _FeatureWeightSelector, iteration_callback
 
 __all__ = ["IM4E"]
-
-logger = logging.getLogger(__name__)
 
 
 class IM4E(_FeatureWeightSelector):
@@ -36,9 +33,10 @@ class IM4E(_FeatureWeightSelector):
     tol : float, default=1e-4
         Stop when the cost changes by at most ``tol`` relative to its previous
         value.
-    n_features_to_select : int or None, default=None
-        Features kept by ``transform``: the ``n_features_to_select`` largest
-        weights, or (``None``) every feature with a positive weight.
+    n_features_to_select : int, float or None, default=None
+        Features kept by ``transform``: that many of the highest weights (an
+        int), that fraction of the features (a float in (0, 1]), or (None)
+        every feature with a positive weight. Ties go to the lower index.
     n_jobs : int, default=None
         Threads over row blocks of the pairwise work; results do not depend on
         it.
@@ -104,12 +102,11 @@ class IM4E(_FeatureWeightSelector):
     """
 
     _parameter_constraints = {
+        **_FeatureWeightSelector._parameter_constraints,
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
         "callback": [callable, None],
     }
 
@@ -132,34 +129,14 @@ class IM4E(_FeatureWeightSelector):
         self.verbose = verbose
         self.callback = callback
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the feature weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (standardise it: the distance is unscaled).
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes, each with at least 2 samples.
-
-        Returns
-        -------
-        self : IM4E
-            The fitted selector.
-        """
-        X, codes = self._prepare_fit(X, y)
-        logger.info("IM4E: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
-        res = _vector_kernels.im4e(
+    def _fit_weights(self, X, codes, log):
+        log(1, "IM4E: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
+        return _vector_kernels.im4e(
             X,
             codes,
             self.sigma,
             max_iter=self.max_iter,
             tol=self.tol,
             n_jobs=self.n_jobs,
-            callback=self.callback,
+            callback=iteration_callback(log, "IM4E", self.callback),
         )
-        self.feature_importances_ = res.weights
-        self.cost_ = res.cost
-        self.n_iter_ = res.n_iter
-        return self

@@ -8,18 +8,23 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions, fit_context
-from localselect.margin._common import encode_targets, set_verbosity, top_k_mask
+from localselect.base import (
+    ScoreSelectorMixin,
+    check_classification_data,
+    top_k_support,
+    verbose_log,
+)
+from localselect.margin._common import NEED_HITS, iteration_callback
 from localselect.margin._matrix_kernels import ImmigrateFit, expected_distances, immigrate_fit
 
 __all__ = ["Immigrate", "with_fit_result"]
 
 
-class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
+class Immigrate(ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
     """IMMIGRATE feature and interaction weights, and its margin classifier.
 
     Learns a symmetric, element-wise non-negative matrix ``W`` with
@@ -59,10 +64,12 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         IM4E-IMMIGRATE (Sec. 3.6): fit IM4E first and model only the features
         whose IM4E weight exceeds this threshold (``"auto"``: ``2 / A``); the
         others get zero weights. ``None`` models every feature.
-    n_features_to_select : int or None, default=None
-        Features kept by ``transform``: the ``n_features_to_select`` largest
-        diagonal weights, or (``None``) every feature with a non-zero row in
-        ``W`` (all of them unless pruned or pre-screened).
+    n_features_to_select : int, float or None, default=None
+        Features kept by ``transform``: that many of the largest diagonal
+        weights (an int), that fraction of the features (a float in (0, 1]),
+        or (``None``) every feature with a positive score, the score of a
+        feature being the total weight of its row of ``W`` (all features
+        unless pruned or pre-screened).
     random_state : int, RandomState instance or None, default=None
         Seed of the random initial ``W`` (``init="random"``).
     n_jobs : int, default=None
@@ -172,6 +179,7 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        **ScoreSelectorMixin._parameter_constraints,
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -179,7 +187,6 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         "nonnegative": ["boolean"],
         "prune": ["boolean"],
         "prescreen": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"}), None],
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -232,8 +239,12 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
             The fitted model.
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
-        classes, codes = encode_targets(type(self).__name__, y)
+        classes, codes = check_classification_data(
+            type(self).__name__, y, min_class_size=2, why=NEED_HITS
+        )
+        log = verbose_log(logging.getLogger(__name__), self.verbose)
+        if self.prescreen is not None or self.init == "im4e":
+            log(1, "IMMIGRATE: IM4E weights for %d features", X.shape[1])
         result = immigrate_fit(
             X,
             codes,
@@ -246,8 +257,9 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             n_jobs=self.n_jobs,
-            callback=self.callback,
+            callback=iteration_callback(log, "IMMIGRATE", self.callback),
         )
+        log(1, "IMMIGRATE: modelled %d of %d features", len(result.features), X.shape[1])
         return with_fit_result(self, result, X, codes, classes)
 
     @property
@@ -324,13 +336,9 @@ class Immigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
     def _get_support_mask(self):
         check_is_fitted(self)
         if self.n_features_to_select is None:
-            return (self.weights_ != 0).any(axis=1)
-        return top_k_mask(self.feature_importances_, self.n_features_to_select)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
+            # Rows, not the diagonal: pruning can zero a main effect and keep interactions.
+            return top_k_support(np.abs(self.weights_).sum(axis=1), None)
+        return super()._get_support_mask()
 
 
 def with_fit_result(estimator: Immigrate, result: ImmigrateFit, X, codes, classes) -> Immigrate:

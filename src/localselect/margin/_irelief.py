@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from numbers import Integral, Real
 
-from localselect._compat import Interval, fit_context
+from localselect._compat import Interval
 from localselect.margin import _vector_kernels
-from localselect.margin._common import _FeatureWeightSelector
+from localselect.margin._common import _FeatureWeightSelector, iteration_callback
 
 __all__ = ["IRelief"]
-
-logger = logging.getLogger(__name__)
 
 
 class IRelief(_FeatureWeightSelector):
@@ -34,9 +31,10 @@ class IRelief(_FeatureWeightSelector):
         Maximum number of iterations.
     tol : float, default=1e-3
         Stop when ``||w_new - w||_2 < tol`` (Sun's theta).
-    n_features_to_select : int or None, default=10
-        Features kept by ``transform``; ``None`` keeps every feature with a
-        positive weight.
+    n_features_to_select : int, float or None, default=10
+        Features kept by ``transform``: that many of the highest weights (an
+        int), that fraction of the features (a float in (0, 1]), or (None)
+        every feature with a positive weight. Ties go to the lower index.
     n_jobs : int, default=None
         Threads over row blocks; results do not depend on it.
     verbose : int, default=0
@@ -91,12 +89,11 @@ class IRelief(_FeatureWeightSelector):
     """
 
     _parameter_constraints = {
+        **_FeatureWeightSelector._parameter_constraints,
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
         "callback": [callable, None],
     }
 
@@ -119,34 +116,14 @@ class IRelief(_FeatureWeightSelector):
         self.verbose = verbose
         self.callback = callback
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the feature weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes, each with at least 2 samples.
-
-        Returns
-        -------
-        self : IRelief
-            The fitted selector.
-        """
-        X, codes = self._prepare_fit(X, y)
-        logger.info("I-RELIEF: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
-        res = _vector_kernels.irelief(
+    def _fit_weights(self, X, codes, log):
+        log(1, "I-RELIEF: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
+        return _vector_kernels.irelief(
             X,
             codes,
             self.sigma,
             max_iter=self.max_iter,
             tol=self.tol,
             n_jobs=self.n_jobs,
-            callback=self.callback,
+            callback=iteration_callback(log, "I-RELIEF", self.callback),
         )
-        self.feature_importances_ = res.weights
-        self.cost_ = res.cost
-        self.n_iter_ = res.n_iter
-        return self

@@ -13,7 +13,6 @@ both :class:`~localselect.margin.Immigrate` and every round of
 
 from __future__ import annotations
 
-import logging
 import warnings
 from collections.abc import Callable
 from typing import NamedTuple
@@ -48,8 +47,6 @@ __all__ = [
     "scatter_matrix",
     "update_weight_matrix",
 ]
-
-logger = logging.getLogger(__name__)
 
 
 def _quad_form(D: Array, W: Array) -> Array:
@@ -251,7 +248,6 @@ def immigrate(
         W = W_new
         cost = float(np.sum(W * step.scatter) + sigma * step.entropy)
         costs.append(cost)
-        logger.debug("IMMIGRATE iteration %d: cost %.10g", it, cost)
         if callback is not None:
             callback(it, cost)
         if len(costs) > 1 and abs(costs[-1] - costs[-2]) <= tol * max(abs(costs[-2]), 1e-300):
@@ -406,7 +402,6 @@ def immigrate_fit(
     """
     a = X.shape[1]
     if im4e_weights is None and (prescreen is not None or init == "im4e"):
-        logger.info("IMMIGRATE: IM4E weights for %d features", a)
         im4e_weights = im4e(
             X, codes, sigma, max_iter=max_iter, tol=tol, n_jobs=n_jobs, warn=False
         ).weights
@@ -416,7 +411,6 @@ def immigrate_fit(
         keep = im4e_weights > threshold
         keep[np.argmax(im4e_weights)] = True
     features = np.flatnonzero(keep)
-    logger.info("IMMIGRATE: modelling %d of %d features", len(features), a)
     sub_im4e = None if im4e_weights is None else im4e_weights[features]
     W0 = initial_matrix(init, len(features), rng, sub_im4e)
     res = immigrate(

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import logging
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from localselect._compat import Interval, RealNotInt, fit_context
+from localselect._compat import Interval, RealNotInt
 from localselect.margin import _nn_kernels
 from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["Relief", "ReliefF"]
-
-logger = logging.getLogger(__name__)
 
 
 class Relief(_FeatureWeightSelector):
@@ -29,10 +26,10 @@ class Relief(_FeatureWeightSelector):
 
     Parameters
     ----------
-    n_features_to_select : int or None, default=10
-        Number of features kept by ``transform`` (the highest weights); ``None``
-        keeps every feature with a positive weight. Capped at the number of
-        features.
+    n_features_to_select : int, float or None, default=10
+        Features kept by ``transform``: that many of the highest weights (an
+        int), that fraction of the features (a float in (0, 1]), or (None)
+        every feature with a positive weight. Ties go to the lower index.
     max_samples : int, float or None, default=None
         Number ``M`` of reference samples: ``None`` uses every training sample
         (deterministic, as scikit-rebate does), an int that many samples drawn
@@ -86,14 +83,13 @@ class Relief(_FeatureWeightSelector):
     """
 
     _parameter_constraints = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
+        **_FeatureWeightSelector._parameter_constraints,
         "max_samples": [
             Interval(Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
             None,
         ],
         "random_state": ["random_state"],
-        "verbose": ["verbose"],
     }
 
     def __init__(self, n_features_to_select=10, *, max_samples=None, random_state=None, verbose=0):
@@ -102,23 +98,7 @@ class Relief(_FeatureWeightSelector):
         self.random_state = random_state
         self.verbose = verbose
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Compute the Relief weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels; every class needs at least 2 samples.
-
-        Returns
-        -------
-        self : Relief
-            The fitted selector.
-        """
-        X, codes = self._prepare_fit(X, y)
+    def _fit_weights(self, X, codes, log):
         n = X.shape[0]
         if self.max_samples is None:
             ref = np.arange(n)
@@ -129,9 +109,8 @@ class Relief(_FeatureWeightSelector):
                 raise ValueError(f"max_samples={m} exceeds the {n} training samples.")
             rng = check_random_state(self.random_state)
             ref = np.sort(rng.choice(n, size=m, replace=False))
-        logger.info("Relief: %d reference samples, %d features", len(ref), X.shape[1])
-        self.feature_importances_ = _nn_kernels.relief(X, codes, ref)
-        return self
+        log(1, "Relief: %d reference samples, %d features", len(ref), X.shape[1])
+        return _nn_kernels.relief(X, codes, ref)
 
 
 class ReliefF(_FeatureWeightSelector):
@@ -144,9 +123,10 @@ class ReliefF(_FeatureWeightSelector):
     n_neighbors : int, default=10
         Nearest hits, and nearest misses of each other class, per sample.
         Capped per class at the available samples.
-    n_features_to_select : int or None, default=10
-        Number of features kept by ``transform``; ``None`` keeps every feature
-        with a positive weight. Capped at the number of features.
+    n_features_to_select : int, float or None, default=10
+        Features kept by ``transform``: that many of the highest weights (an
+        int), that fraction of the features (a float in (0, 1]), or (None)
+        every feature with a positive weight. Ties go to the lower index.
     n_jobs : int, default=None
         Threads. With numba installed (``pip install 'localselect[fast]'``) the
         compiled kernel runs on ``n_jobs`` threads, and when None on every
@@ -225,11 +205,11 @@ class ReliefF(_FeatureWeightSelector):
     """
 
     _parameter_constraints = {
+        **_FeatureWeightSelector._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
     }
+    _need_hits = False  # a one-sample class adds no hit term
 
     def __init__(self, n_neighbors=10, *, n_features_to_select=10, n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
@@ -237,26 +217,7 @@ class ReliefF(_FeatureWeightSelector):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Compute the ReliefF weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels (at least 2 classes).
-
-        Returns
-        -------
-        self : ReliefF
-            The fitted selector.
-        """
-        X, codes = self._prepare_fit(X, y, need_hits=False)
+    def _fit_weights(self, X, codes, log):
         self.n_neighbors_ = min(self.n_neighbors, X.shape[0] - 1)
-        logger.info("ReliefF: %d samples, %d features, k=%d", *X.shape, self.n_neighbors_)
-        self.feature_importances_ = _nn_kernels.relieff(
-            X, codes, self.n_neighbors_, n_jobs=self.n_jobs
-        )
-        return self
+        log(1, "ReliefF: %d samples, %d features, k=%d", *X.shape, self.n_neighbors_)
+        return _nn_kernels.relieff(X, codes, self.n_neighbors_, n_jobs=self.n_jobs)

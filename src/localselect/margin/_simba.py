@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from numbers import Integral, Real
 
-from localselect._compat import Interval, fit_context
+from localselect._compat import Interval
 from localselect.margin import _nn_kernels
-from localselect.margin._common import _FeatureWeightSelector
+from localselect.margin._common import _FeatureWeightSelector, iteration_callback
 
 __all__ = ["Simba"]
-
-logger = logging.getLogger(__name__)
 
 
 class Simba(_FeatureWeightSelector):
@@ -25,9 +22,10 @@ class Simba(_FeatureWeightSelector):
 
     Parameters
     ----------
-    n_features_to_select : int or None, default=10
-        Features kept by ``transform``; ``None`` keeps every feature with a
-        positive weight.
+    n_features_to_select : int, float or None, default=10
+        Features kept by ``transform``: that many of the highest weights (an
+        int), that fraction of the features (a float in (0, 1]), or (None)
+        every feature with a positive weight. Ties go to the lower index.
     max_iter : int, default=20
         Maximum number of passes (gradient steps over all samples).
     tol : float, default=1e-3
@@ -88,10 +86,9 @@ class Simba(_FeatureWeightSelector):
     """
 
     _parameter_constraints = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
+        **_FeatureWeightSelector._parameter_constraints,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "verbose": ["verbose"],
         "callback": [callable, None],
     }
 
@@ -104,28 +101,7 @@ class Simba(_FeatureWeightSelector):
         self.verbose = verbose
         self.callback = callback
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the feature weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes, each with at least 2 samples.
-
-        Returns
-        -------
-        self : Simba
-            The fitted selector.
-        """
-        X, codes = self._prepare_fit(X, y)
-        logger.info("Simba: %d samples, %d features", *X.shape)
-        res = _nn_kernels.simba(
-            X, codes, max_iter=self.max_iter, tol=self.tol, callback=self.callback
-        )
-        self.feature_importances_ = res.weights
-        self.cost_ = res.cost
-        self.n_iter_ = res.n_iter
-        return self
+    def _fit_weights(self, X, codes, log):
+        log(1, "Simba: %d samples, %d features", *X.shape)
+        callback = iteration_callback(log, "Simba", self.callback)
+        return _nn_kernels.simba(X, codes, max_iter=self.max_iter, tol=self.tol, callback=callback)

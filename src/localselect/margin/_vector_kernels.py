@@ -9,7 +9,6 @@ vector (:func:`margin_vector_step`). Notation and blocking as in
 
 from __future__ import annotations
 
-import logging
 import warnings
 from collections.abc import Callable
 from typing import NamedTuple
@@ -29,8 +28,6 @@ from localselect.margin._kernels import (
 )
 
 __all__ = ["MarginVectorStep", "im4e", "irelief", "margin_vector_step"]
-
-logger = logging.getLogger(__name__)
 
 
 class MarginVectorStep(NamedTuple):
@@ -143,7 +140,6 @@ def im4e(
             break
         w = w_new
         costs.append(float(-w @ step.z + sigma * step.entropy))
-        logger.debug("IM4E iteration %d: cost %.10g", it, costs[-1])
         if callback is not None:
             callback(it, costs[-1])
         if len(costs) > 1 and abs(costs[-1] - costs[-2]) <= tol * max(abs(costs[-2]), 1e-300):
@@ -195,7 +191,6 @@ def irelief(
         change = float(np.linalg.norm(w_new - w))
         w = w_new
         changes.append(change)
-        logger.debug("I-RELIEF iteration %d: |dw| %.3g", it, change)
         if callback is not None:
             callback(it, change)
         if change < tol:
