@@ -7,7 +7,7 @@ per sample) share :class:`~localselect.base.LocalSelectorMixin`.
 from importlib.metadata import PackageNotFoundError, version
 
 from localselect.base import LocalSelectorMixin
-from localselect.filters import FisherScore, fisher_score
+from localselect.filters import MRMR, FisherScore, fisher_score
 from localselect.gp import GPLocalFeatureSelection
 from localselect.lfs import LocalFeatureSelection
 from localselect.lift import LiftFeatureSelector
@@ -28,6 +28,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "IM4E",
+    "MRMR",
     "BoostedImmigrate",
     "FisherScore",
     "GPLocalFeatureSelection",

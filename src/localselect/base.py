@@ -98,7 +98,7 @@ def check_classification_data(
     classes, codes = np.unique(y, return_inverse=True)
     if len(classes) < 2:
         raise ValueError(
-            f"{name} needs at least 2 classes in y; got 1 class ({classes[0]!r}). "
+            f"{name} needs at least 2 classes in y; got 1 class ({classes.tolist()[0]!r}). "
             "Pass labels of two or more classes."
         )
     counts = np.bincount(codes, minlength=len(classes))
@@ -125,7 +125,7 @@ def resolve_n_features(n_features_to_select, n_features: int) -> int | None:
     if k is None:
         return None
     if isinstance(k, Real) and not isinstance(k, Integral):
-        k = max(1, round(k * n_features))
+        k = max(1, round(float(k) * n_features))
     return min(int(k), n_features)
 
 

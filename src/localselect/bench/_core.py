@@ -401,34 +401,17 @@ def collect_results(folder: str | Path) -> list[dict[str, Any]]:
     return results
 
 
-#: Python source defining ``hwm()``, the peak resident memory (MiB) of the running
-#: process: Linux ``VmHWM``, which exec resets, so a child does not report its
-#: parent's peak as ``ru_maxrss`` would; ``ru_maxrss`` elsewhere.
-PEAK_RSS_PRELUDE = """
-import resource
-def hwm():
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-"""
+def run_measured(task: str, *args: object) -> dict[str, Any]:
+    """Run ``python -m localselect.bench._measure TASK ARGS...`` and return its record.
 
-
-def run_measured_script(script: str, *args: object) -> dict[str, Any]:
-    """Run ``PEAK_RSS_PRELUDE + script`` in a fresh interpreter with ``args`` as argv.
-
-    The script prints one JSON object as its last line (typically a fit time and
-    ``hwm()`` before and after the fit); that object is returned.
+    The child fits one estimator in a fresh interpreter and prints its fit time
+    and peak resident memory (see :mod:`localselect.bench._measure`).
     """
     import subprocess
     import sys
 
     proc = subprocess.run(
-        [sys.executable, "-c", PEAK_RSS_PRELUDE + script, *map(str, args)],
+        [sys.executable, "-m", "localselect.bench._measure", task, *map(str, args)],
         capture_output=True,
         text=True,
         check=True,

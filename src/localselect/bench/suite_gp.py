@@ -282,8 +282,7 @@ def _gamma_fold(seed, X, y, relevant, train, test, gammas, n_inner):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from localselect.gp import gaussian_kl, select_subspaces
-    from localselect.gp._scores import raw_discriminative_scores
+    from localselect.gp import gaussian_kl, raw_discriminative_scores, select_subspaces
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

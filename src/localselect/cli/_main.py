@@ -211,8 +211,7 @@ def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
 def _cmd_readme_table(args: argparse.Namespace, console: Console) -> int:
     from pathlib import Path
 
-    from localselect.bench import collect_results
-    from localselect.bench._report import readme_table, replace_marked_block
+    from localselect.bench import collect_results, readme_table, replace_marked_block
 
     table = readme_table(collect_results(args.results))
     if args.into is None:
