@@ -22,6 +22,7 @@ LAYERS = {
     "_compat": 0,
     "_pairwise": 0,
     "_progress": 0,
+    "_typing": 0,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -38,7 +39,7 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_pairwise", "_progress"}
+SHARED_PRIVATE = {"_compat", "_pairwise", "_progress", "_typing"}
 
 
 def _unit(module: str) -> str:

@@ -20,15 +20,15 @@ from numpy.typing import NDArray
 from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import row_chunks
+from localselect._typing import FloatArray
 
 __all__ = ["discriminative_scores", "gaussian_kl", "raw_discriminative_scores"]
 
-Float = NDArray[np.float64]
 
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
 
-def _pair_weights(y_rows: NDArray[np.intp], rows: slice, y: NDArray[np.intp]) -> Float:
+def _pair_weights(y_rows: NDArray[np.intp], rows: slice, y: NDArray[np.intp]) -> FloatArray:
     """Signed averaging weights: ``+1/(n_same - 1)`` same class (self excluded), ``-1/n_other``."""
     counts = np.bincount(y).astype(np.float64)
     n = y.shape[0]
@@ -40,7 +40,9 @@ def _pair_weights(y_rows: NDArray[np.intp], rows: slice, y: NDArray[np.intp]) ->
     return w
 
 
-def _score_block(X: Float, y: NDArray[np.intp], discrete: NDArray[np.bool_], rows: slice) -> Float:
+def _score_block(
+    X: FloatArray, y: NDArray[np.intp], discrete: NDArray[np.bool_], rows: slice
+) -> FloatArray:
     diff = X[rows, None, :] - X[None, :, :]
     if discrete.any():
         diff[:, :, discrete] = (diff[:, :, discrete] != 0.0).astype(np.float64)
@@ -50,13 +52,13 @@ def _score_block(X: Float, y: NDArray[np.intp], discrete: NDArray[np.bool_], row
 
 
 def raw_discriminative_scores(
-    X: Float,
+    X: FloatArray,
     y: NDArray[np.intp],
     discrete: NDArray[np.bool_] | None = None,
     *,
     n_jobs: int | None = None,
     working_memory: float | None = None,
-) -> Float:
+) -> FloatArray:
     """Eq. (3) before normalisation: same-class minus other-class kernel averages.
 
     For training point ``i`` and feature ``j``,
@@ -102,14 +104,14 @@ def raw_discriminative_scores(
 
 
 def discriminative_scores(
-    X: Float,
+    X: FloatArray,
     y: NDArray[np.intp],
     discrete: NDArray[np.bool_] | None = None,
     *,
     scaling: str = "unit",
     n_jobs: int | None = None,
     working_memory: float | None = None,
-) -> Float:
+) -> FloatArray:
     """Eq. (3) mapped to [0, 1] by the normalising constant ``eta``.
 
     Parameters
@@ -153,7 +155,9 @@ def discriminative_scores(
     return scores
 
 
-def gaussian_kl(mean: Float, variance: Float, ref_mean: float, ref_variance: float) -> Float:
+def gaussian_kl(
+    mean: FloatArray, variance: FloatArray, ref_mean: float, ref_variance: float
+) -> FloatArray:
     """``KL(N(mean, variance) || N(ref_mean, ref_variance))``, element-wise.
 
     .. math:: \\log\\frac{\\sigma^*}{s} + \\frac{s^2 + (\\mu - \\mu^*)^2}{2 (\\sigma^*)^2}

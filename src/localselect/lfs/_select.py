@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
 
+from localselect._typing import BoolArray, FloatArray, IntArray
 from localselect.lfs._lp import (
     cost_scale,
     lp_candidates,
@@ -26,10 +27,6 @@ __all__ = [
     "select_block_candidates",
     "select_representative",
 ]
-
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
-IntArray = NDArray[np.intp]
 
 
 class RepresentativeResult(NamedTuple):

@@ -22,19 +22,20 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
 
 from localselect._pairwise import hit_miss_masks, row_chunks
+from localselect._typing import FloatArray, IntArray
 from localselect.margin import _relieff_numba
-from localselect.margin._kernels import Array, Codes, VectorResult, map_blocks
+from localselect.margin._kernels import VectorResult, map_blocks
 
 __all__ = ["relief", "relieff", "simba"]
 
 
-def _masked_argmin(dist: Array, mask: NDArray[np.bool_]) -> NDArray[np.intp]:
+def _masked_argmin(dist: FloatArray, mask: NDArray[np.bool_]) -> NDArray[np.intp]:
     """Column of the smallest ``dist`` among ``mask`` per row; ties to the lowest index."""
     return np.argmin(np.where(mask, dist, np.inf), axis=1)
 
 
 def _nearest_hit_miss(
-    X: Array, codes: Codes, scale: Array, block_memory: float | None
+    X: FloatArray, codes: IntArray, scale: FloatArray, block_memory: float | None
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Nearest hit and nearest miss of every sample under ``||scale * (x - x')||_2``."""
     n = X.shape[0]
@@ -50,8 +51,11 @@ def _nearest_hit_miss(
 
 
 def relief(
-    X: Array, codes: Codes, sample_indices: NDArray[np.intp], block_memory: float | None = None
-) -> Array:
+    X: FloatArray,
+    codes: IntArray,
+    sample_indices: NDArray[np.intp],
+    block_memory: float | None = None,
+) -> FloatArray:
     """Relief weights, Algorithm 1 of the IMMIGRATE paper (Kira and Rendell 1992).
 
     For each chosen sample: nearest hit and miss by Euclidean distance (ties to
@@ -66,14 +70,14 @@ def relief(
 
 
 def relieff(
-    X: Array,
-    codes: Codes,
+    X: FloatArray,
+    codes: IntArray,
     n_neighbors: int,
     *,
     block_memory: float | None = None,
     n_jobs: int | None = None,
     engine: str = "auto",
-) -> Array:
+) -> FloatArray:
     """ReliefF scores (Kononenko 1994; Robnik-Sikonja and Kononenko 2003).
 
     Features are scaled to [0, 1] by their range (a constant feature gets
@@ -115,7 +119,7 @@ def relieff(
     if n * n * 8 <= (get_config().get("working_memory") or 1024) * 2**20:
         full = squareform(pdist(Xs, metric="cityblock"))
 
-    def block(rows: slice) -> Array:
+    def block(rows: slice) -> FloatArray:
         if full is not None:
             dist = full[rows].copy()
         else:
@@ -154,8 +158,8 @@ def relieff(
 
 
 def simba(
-    X: Array,
-    codes: Codes,
+    X: FloatArray,
+    codes: IntArray,
     *,
     max_iter: int = 20,
     tol: float = 1e-3,
