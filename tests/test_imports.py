@@ -23,6 +23,7 @@ LAYERS = {
     "_pairwise": 0,
     "_progress": 0,
     "_typing": 0,
+    "_docstrings": 0,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -39,7 +40,7 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_pairwise", "_progress", "_typing"}
+SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_progress", "_typing"}
 
 
 def _unit(module: str) -> str:

@@ -27,7 +27,9 @@ The module also holds the rules every estimator shares:
 * :class:`ScoreSelectorMixin`: a global selector on ``feature_importances_``
   whose ``_parameter_constraints`` each family extends;
 * :func:`verbose_log`: ``verbose`` to log messages, without touching any
-  logger's level.
+  logger's level;
+* :class:`LabelledFitMixin`: the one ``fit(X, y)`` of the estimators trained
+  on class labels, which hands validated data to the subclass's ``_fit``.
 """
 
 from __future__ import annotations
@@ -44,10 +46,12 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect._compat import Interval, RealNotInt, check_feature_names_in
+from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
+from localselect._docstrings import fill_doc
 
 __all__ = [
     "N_FEATURES_CONSTRAINT",
+    "LabelledFitMixin",
     "LocalSelectorMixin",
     "ScoreSelectorMixin",
     "check_classification_data",
@@ -208,6 +212,7 @@ class LocalSelectorMixin(TransformerMixin):
     """
 
     @abstractmethod
+    @fill_doc
     def _local_support_mask(self, X):
         """Boolean mask of shape (n_samples, n_features) for validated ``X``."""
 
@@ -264,10 +269,7 @@ class LocalSelectorMixin(TransformerMixin):
     def transform(self, X):
         """Zero, in each row, the features its local subset leaves out.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples.
+        %(query_parameters)s
 
         Returns
         -------
@@ -296,3 +298,49 @@ class LocalSelectorMixin(TransformerMixin):
         """
         check_is_fitted(self)
         return check_feature_names_in(self, input_features)
+
+
+class LabelledFitMixin:
+    """One ``fit(X, y)`` for the estimators trained on class labels.
+
+    ``fit`` validates ``X`` (float64, finite; sets ``n_features_in_`` and
+    ``feature_names_in_``) and ``y``, checks the target with
+    :func:`check_classification_data` (``_min_class_size`` samples per class,
+    for the reason ``_class_size_reason``), sets ``classes_`` and calls the
+    subclass's ``_fit(X, codes, log)`` with the integer class codes and the
+    :func:`verbose_log` of the subclass's module. ``_fit`` returns ``self``.
+    """
+
+    _min_class_size = 1
+    _class_size_reason = ""
+
+    def _fit(self, X, codes, log):
+        raise NotImplementedError
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the estimator on labelled data (the class docstring gives the method).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, finite; the distance-based methods expect
+            standardised features, as their papers use.
+        y : array-like of shape (n_samples,)
+            Class labels of any type (at least 2 classes; see the estimator for
+            the samples each class needs).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self.classes_, codes = check_classification_data(
+            type(self).__name__,
+            y,
+            min_class_size=self._min_class_size,
+            why=self._class_size_reason,
+        )
+        log = verbose_log(logging.getLogger(type(self).__module__), getattr(self, "verbose", 0))
+        return self._fit(X, codes, log)

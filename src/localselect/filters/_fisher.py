@@ -6,10 +6,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_X_y, validate_data
+from sklearn.utils.validation import check_X_y
 
-from localselect._compat import fit_context
-from localselect.base import ScoreSelectorMixin, check_classification_data
+from localselect._docstrings import fill_doc
+from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 
 __all__ = ["FisherScore", "fisher_score"]
 
@@ -70,7 +70,8 @@ def fisher_score(X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     return scores
 
 
-class FisherScore(ScoreSelectorMixin, BaseEstimator):
+@fill_doc
+class FisherScore(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
     """Select the features with the highest Fisher score.
 
     A global filter: one subset for all samples. It is the FDA baseline of the
@@ -90,13 +91,7 @@ class FisherScore(ScoreSelectorMixin, BaseEstimator):
         Fisher score of each feature (see :func:`fisher_score`).
     n_features_to_select_ : int
         Number of features kept.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -122,24 +117,7 @@ class FisherScore(ScoreSelectorMixin, BaseEstimator):
     def __init__(self, n_features_to_select=10):
         self.n_features_to_select = n_features_to_select
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Score every feature.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels.
-
-        Returns
-        -------
-        self : FisherScore
-            The fitted selector.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_, _ = check_classification_data(type(self).__name__, y)
-        self.feature_importances_ = fisher_score(X, y)
+    def _fit(self, X, codes, log):
+        self.feature_importances_ = fisher_score(X, codes)
         self.n_features_to_select_ = int(self._get_support_mask().sum())
         return self

@@ -26,10 +26,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from localselect._compat import Interval, fit_context
-from localselect.base import N_FEATURES_CONSTRAINT, check_classification_data, resolve_n_features
+from localselect._compat import Interval
+from localselect._docstrings import fill_doc
+from localselect.base import N_FEATURES_CONSTRAINT, LabelledFitMixin, resolve_n_features
 
 __all__ = ["MRMR", "discretize_three_states", "mrmr_order"]
 
@@ -96,7 +97,8 @@ def mrmr_order(
     return np.asarray(order, dtype=np.int64)
 
 
-class MRMR(SelectorMixin, BaseEstimator):
+@fill_doc
+class MRMR(LabelledFitMixin, SelectorMixin, BaseEstimator):
     """mRMR feature selection (MID criterion) on three-state discretised features.
 
     Parameters
@@ -111,12 +113,7 @@ class MRMR(SelectorMixin, BaseEstimator):
     ----------
     ranking_ : ndarray of shape (n_selected,)
         Selected feature indices in the order mRMR added them.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen in ``fit`` (only when ``X`` has string column names).
+    %(fitted_classes_attributes)s
 
     References
     ----------
@@ -145,24 +142,7 @@ class MRMR(SelectorMixin, BaseEstimator):
         self.n_features_to_select = n_features_to_select
         self.scale = scale
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Rank the features by mRMR.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels.
-
-        Returns
-        -------
-        self : MRMR
-            The fitted selector.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_, codes = check_classification_data(type(self).__name__, y)
+    def _fit(self, X, codes, log):
         k = resolve_n_features(self.n_features_to_select, X.shape[1])
         self.ranking_ = mrmr_order(discretize_three_states(X, self.scale), codes, k)
         return self

@@ -12,12 +12,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from localselect._compat import Interval, StrOptions, fit_context
+from localselect._compat import Interval, StrOptions
+from localselect._docstrings import fill_doc
 from localselect._pairwise import row_chunks
-from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
+from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
 from localselect.gp._medoids import k_medoids
 from localselect.gp._multigp import (
     fit_hyperparameters,
@@ -41,7 +42,10 @@ _PATIENCE = 20
 _INIT_SUBSET = 200
 
 
-class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
+@fill_doc
+class GPLocalFeatureSelection(
+    LabelledFitMixin, LocalSelectorMixin, ClassifierMixin, BaseEstimator
+):
     """Local feature selection with Gaussian process regression (Pichara and Soto).
 
     For every feature, a GP regresses the feature's discriminative score
@@ -140,11 +144,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         Algorithm 2's subspace of each training sample.
     n_iter_ : int
         Iterations of Algorithm 1.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_input_attributes)s
 
     See Also
     --------
@@ -256,6 +256,9 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         "verbose": ["verbose"],
     }
 
+    _min_class_size = 2
+    _class_size_reason = "the same-class term of eq. (3)"
+
     def __init__(
         self,
         n_neighbors=8,
@@ -352,26 +355,8 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         fits = [fit_hyperparameters(Xs[subset], Yc[subset], s) for s in starts]
         return max(fits, key=lambda f: f.lml).hyper
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the feature GPs (Algorithm 1) and the training subspaces.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; finite.
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes with at least 2 samples each.
-
-        Returns
-        -------
-        self : GPLocalFeatureSelection
-            The fitted estimator.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_, y_idx = check_classification_data(
-            type(self).__name__, y, min_class_size=2, why="the same-class term of eq. (3)"
-        )
+    def _fit(self, X, y_idx, log):
+        # Algorithm 1 (the feature GPs), then the training subspaces
         self._check_data(X)
         n_samples, n_features = X.shape
         discrete = self._discrete_mask(n_features)
@@ -549,13 +534,11 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         out[:, self._cols] = A
         return out
 
+    @fill_doc
     def discriminative_power(self, X):
         """KL divergence of each feature GP's prediction from the reference ``y*``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query points.
+        %(query_parameters)s
 
         Returns
         -------
@@ -569,13 +552,11 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
     def _local_support_mask(self, X):
         return self._to_input_columns(self._subspaces(self._standardise(X)))
 
+    @fill_doc
     def predict_proba(self, X):
         """Class frequencies among the K nearest training samples in each query's subspace.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query points.
+        %(query_parameters)s
 
         Returns
         -------
@@ -594,13 +575,11 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             return np.zeros((0, len(self.classes_)))
         return np.vstack(parts)
 
+    @fill_doc
     def predict(self, X):
         """Class of each query by K-NN inside its subspace (sec. 4.4).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query points.
+        %(query_parameters)s
 
         Returns
         -------

@@ -11,8 +11,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect._compat import Interval, StrOptions, fit_context
-from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
+from localselect._compat import Interval, StrOptions
+from localselect._docstrings import fill_doc
+from localselect.base import LabelledFitMixin, LocalSelectorMixin
 from localselect.lfs._regions import nn_votes
 from localselect.lfs._select import nearest_candidates, select_block, select_block_candidates
 from localselect.lfs._weights import lfs_weights, subspace_sq_distances
@@ -25,7 +26,8 @@ logger = logging.getLogger(__name__)
 _QUERY_BLOCK = 1024
 
 
-class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
+@fill_doc
+class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixin, BaseEstimator):
     """Localized feature selection (LFS) and its region-voting classifier.
 
     Every training sample is the representative of a region with its own
@@ -107,11 +109,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         With ``n_candidates``: row ``i`` holds ``i`` and its candidate
         points (training indices, increasing, padded with -1). None for the
         exact method.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_input_attributes)s
 
     See Also
     --------
@@ -201,6 +199,9 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    _min_class_size = 2
+    _class_size_reason = "a representative's leave-one-out needs a same-class neighbour"
+
     def __init__(
         self,
         alpha=19,
@@ -228,30 +229,8 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Select a feature subset for every training sample (Algorithm 1).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (finite; z-score it as the paper does).
-        y : array-like of shape (n_samples,)
-            Class labels, at least two classes of at least two samples each.
-
-        Returns
-        -------
-        self : LocalFeatureSelection
-            The fitted estimator.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_, y_enc = check_classification_data(
-            type(self).__name__,
-            y,
-            min_class_size=2,
-            why="a representative's leave-one-out needs a same-class neighbour",
-        )
-        log = verbose_log(logger, self.verbose)
+    def _fit(self, X, y_enc, log):
+        # Algorithm 1: a feature subset for every training sample
         n, m = X.shape
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, 2**31 - 1, size=(self.tau, n)).astype(np.int64)
@@ -371,6 +350,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
             S[start : start + Q.shape[0]] = sphere / eta
         return S
 
+    @fill_doc
     def _similarities(self, X):
         """``S_c`` of eq. (11) for validated ``X``: shape (n_queries, n_classes)."""
         n_classes = self.classes_.size
@@ -407,14 +387,11 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Class similarities ``S_c`` of eq. (11), normalised to sum 1.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
-        proba : ndarray of shape (n_queries, n_classes)
+        proba : ndarray of shape (n_samples, n_classes)
             ``S_c / sum_c S_c`` in the order of ``classes_``; uniform when
             every ``S_c`` is 0.
         """
@@ -426,17 +403,15 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total > 0, S / total, uniform)
 
+    @fill_doc
     def predict(self, X):
         """Class of largest similarity ``S_c`` (ties to the first in ``classes_``).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
-        y_pred : ndarray of shape (n_queries,)
+        y_pred : ndarray of shape (n_samples,)
             Predicted labels.
         """
         check_is_fitted(self)

@@ -12,6 +12,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
+from localselect._docstrings import fill_doc
 from localselect.base import check_classification_data, verbose_log
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
@@ -46,6 +47,7 @@ def _plain(value):
     return value
 
 
+@fill_doc
 class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     """Select features, windows or profiles by the Local Lift Dependence Scale.
 
@@ -122,11 +124,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         Profiles, windows or subsets whose counts were computed.
     n_passed_ : int
         Of those, how many met ``min_support``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_input_attributes)s
 
     See Also
     --------

@@ -11,8 +11,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect._compat import Interval, StrOptions, fit_context
-from localselect.base import check_classification_data, verbose_log
+from localselect._compat import Interval, StrOptions
+from localselect._docstrings import fill_doc
+from localselect.base import LabelledFitMixin
 from localselect.margin._common import NEED_HITS
 from localselect.margin._immigrate import Immigrate, with_fit_result
 from localselect.margin._matrix_kernels import expected_distances, immigrate_fit
@@ -23,7 +24,8 @@ __all__ = ["BoostedImmigrate"]
 logger = logging.getLogger(__name__)
 
 
-class BoostedImmigrate(ClassifierMixin, BaseEstimator):
+@fill_doc
+class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
     """Boosted IMMIGRATE (BIM): AdaBoost with IMMIGRATE as the weak learner.
 
     Algorithm 3 of Zhao, Hong and Liu: round ``t`` fits IMMIGRATE on the
@@ -75,13 +77,7 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
         IMMIGRATE iterations run by each kept learner.
     feature_importances_ : ndarray of shape (n_features_in_,)
         Vote-weighted mean of the learners' diagonal weights.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -140,6 +136,9 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    _min_class_size = 2
+    _class_size_reason = NEED_HITS
+
     def __init__(
         self,
         n_estimators=100,
@@ -163,32 +162,13 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Boost IMMIGRATE learners (Algorithm 3).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; standardise it.
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes, each with at least 2 samples.
-
-        Returns
-        -------
-        self : BoostedImmigrate
-            The fitted ensemble.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+    def _fit(self, X, codes, log):
+        # Algorithm 3
         if self.sigma_min > self.sigma_max:
             raise ValueError(
                 f"sigma_min={self.sigma_min} exceeds sigma_max={self.sigma_max}; "
                 "sigma falls from sigma_max to sigma_min, so pass sigma_min <= sigma_max."
             )
-        log = verbose_log(logger, self.verbose)
-        self.classes_, codes = check_classification_data(
-            type(self).__name__, y, min_class_size=2, why=NEED_HITS
-        )
         n = X.shape[0]
         k = len(self.classes_)
         rng = check_random_state(self.random_state)
@@ -283,13 +263,11 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
             votes[rows, np.argmin(est.expected_distances(X), axis=1)] += alpha
         return votes
 
+    @fill_doc
     def predict(self, X):
         """Weighted vote of the learners.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
@@ -299,13 +277,11 @@ class BoostedImmigrate(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.classes_[np.argmax(self._votes(X), axis=1)]
 
+    @fill_doc
     def predict_proba(self, X):
         """Normalised weighted votes.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
+from numbers import Integral, Real
 
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import validate_data
 
-from localselect._compat import fit_context
-from localselect.base import ScoreSelectorMixin, check_classification_data, verbose_log
+from localselect._compat import Interval
+from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._kernels import VectorResult
 
 #: Why the margin methods need two samples per class.
 NEED_HITS = "a sample's 'hits' are the other samples of its class"
+
+#: Constraints of the iterative solvers' parameters (Simba, I-RELIEF, IM4E, IMMIGRATE).
+ITERATION_CONSTRAINTS: dict = {
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "callback": [callable, None],
+}
+
+#: ... and of the softmax-margin solvers (I-RELIEF, IM4E, IMMIGRATE): temperature, threads.
+SOFTMAX_CONSTRAINTS: dict = {
+    **ITERATION_CONSTRAINTS,
+    "sigma": [Interval(Real, 0, None, closed="neither")],
+    "n_jobs": [Integral, None],
+}
 
 
 def iteration_callback(
@@ -31,48 +44,28 @@ def iteration_callback(
     return report
 
 
-class _FeatureWeightSelector(ScoreSelectorMixin, BaseEstimator):
+class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
     """Global selector on margin feature weights: one ``fit`` for the family.
 
     Subclasses extend ``_parameter_constraints`` and implement
     ``_fit_weights(X, codes, log)``, returning the weights or a
     :class:`~localselect.margin._kernels.VectorResult` (then ``cost_`` and
-    ``n_iter_`` are set too). ``_need_hits = False`` allows one-sample classes.
+    ``n_iter_`` are set too). ``_min_class_size = 1`` allows one-sample classes.
     """
 
     _parameter_constraints: dict = {
         **ScoreSelectorMixin._parameter_constraints,
         "verbose": ["verbose"],
     }
-    _need_hits = True
+    _min_class_size = 2
+    _class_size_reason = NEED_HITS
 
     def _fit_weights(
         self, X: NDArray[np.float64], codes: NDArray[np.intp], log: Callable[..., None]
     ) -> NDArray[np.float64] | VectorResult:
         raise NotImplementedError
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the feature weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; standardise it (the distances are unscaled).
-        y : array-like of shape (n_samples,)
-            Class labels: at least 2 classes, each with at least 2 samples
-            (ReliefF accepts one-sample classes).
-
-        Returns
-        -------
-        self : object
-            The fitted selector.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_, codes = check_classification_data(
-            type(self).__name__, y, min_class_size=2 if self._need_hits else 1, why=NEED_HITS
-        )
-        log = verbose_log(logging.getLogger(type(self).__module__), self.verbose)
+    def _fit(self, X, codes, log):
         result = self._fit_weights(X, codes, log)
         if isinstance(result, VectorResult):
             self.cost_ = result.cost

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from localselect._compat import Interval
+from localselect._docstrings import fill_doc
 from localselect.margin import _vector_kernels
-from localselect.margin._common import _FeatureWeightSelector, iteration_callback
+from localselect.margin._common import (
+    SOFTMAX_CONSTRAINTS,
+    _FeatureWeightSelector,
+    iteration_callback,
+)
 
 __all__ = ["IM4E"]
 
 
+@fill_doc
 class IM4E(_FeatureWeightSelector):
     """IM4E feature weights: a large and stable hypothesis margin.
 
@@ -34,9 +37,7 @@ class IM4E(_FeatureWeightSelector):
         Stop when the cost changes by at most ``tol`` relative to its previous
         value.
     n_features_to_select : int, float or None, default=None
-        Features kept by ``transform``: that many of the highest weights (an
-        int), that fraction of the features (a float in (0, 1]), or (None)
-        every feature with a positive weight. Ties go to the lower index.
+        %(n_features_to_select)s
     n_jobs : int, default=None
         Threads over row blocks of the pairwise work; results do not depend on
         it.
@@ -54,13 +55,7 @@ class IM4E(_FeatureWeightSelector):
         Cost after each iteration: ``-w^T z + sigma * sum_n (E_miss - E_hit)``.
     n_iter_ : int
         Iterations run.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -103,11 +98,7 @@ class IM4E(_FeatureWeightSelector):
 
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
-        "sigma": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "callback": [callable, None],
+        **SOFTMAX_CONSTRAINTS,
     }
 
     def __init__(

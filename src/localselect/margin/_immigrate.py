@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import logging
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.special import softmax
@@ -11,20 +10,17 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect._compat import Interval, StrOptions, fit_context
-from localselect.base import (
-    ScoreSelectorMixin,
-    check_classification_data,
-    top_k_support,
-    verbose_log,
-)
-from localselect.margin._common import NEED_HITS, iteration_callback
+from localselect._compat import Interval, StrOptions
+from localselect._docstrings import fill_doc
+from localselect.base import LabelledFitMixin, ScoreSelectorMixin, top_k_support
+from localselect.margin._common import NEED_HITS, SOFTMAX_CONSTRAINTS, iteration_callback
 from localselect.margin._matrix_kernels import ImmigrateFit, expected_distances, immigrate_fit
 
 __all__ = ["Immigrate", "with_fit_result"]
 
 
-class Immigrate(ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
+@fill_doc
+class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
     """IMMIGRATE feature and interaction weights, and its margin classifier.
 
     Learns a symmetric, element-wise non-negative matrix ``W`` with
@@ -99,11 +95,7 @@ class Immigrate(ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
         Features modelled (all True without ``prescreen``).
     im4e_weights_ : ndarray of shape (n_features_in_,) or None
         IM4E weights when ``prescreen`` or ``init="im4e"`` used them, else None.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_input_attributes)s
 
     See Also
     --------
@@ -180,18 +172,17 @@ class Immigrate(ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
 
     _parameter_constraints = {
         **ScoreSelectorMixin._parameter_constraints,
-        "sigma": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
+        **SOFTMAX_CONSTRAINTS,
         "init": [StrOptions({"identity", "random", "im4e"})],
         "nonnegative": ["boolean"],
         "prune": ["boolean"],
         "prescreen": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"}), None],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
         "verbose": ["verbose"],
-        "callback": [callable, None],
     }
+
+    _min_class_size = 2
+    _class_size_reason = NEED_HITS
 
     def __init__(
         self,
@@ -222,27 +213,8 @@ class Immigrate(ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
         self.verbose = verbose
         self.callback = callback
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn ``W`` by Algorithm 2.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; standardise it (the paper z-scores every feature).
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes, each with at least 2 samples.
-
-        Returns
-        -------
-        self : Immigrate
-            The fitted model.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        classes, codes = check_classification_data(
-            type(self).__name__, y, min_class_size=2, why=NEED_HITS
-        )
-        log = verbose_log(logging.getLogger(__name__), self.verbose)
+    def _fit(self, X, codes, log):
+        # Algorithm 2 on the (pre-screened) features
         if self.prescreen is not None or self.init == "im4e":
             log(1, "IMMIGRATE: IM4E weights for %d features", X.shape[1])
         result = immigrate_fit(
@@ -260,7 +232,7 @@ class Immigrate(ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
             callback=iteration_callback(log, "IMMIGRATE", self.callback),
         )
         log(1, "IMMIGRATE: modelled %d of %d features", len(result.features), X.shape[1])
-        return with_fit_result(self, result, X, codes, classes)
+        return with_fit_result(self, result, X, codes, self.classes_)
 
     @property
     def interaction_importances_(self):
@@ -285,13 +257,11 @@ class Immigrate(ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
             n_jobs=self.n_jobs,
         )
 
+    @fill_doc
     def expected_distances(self, X):
         """Expected distance of each sample to each class, eq. (3.18).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
@@ -302,13 +272,11 @@ class Immigrate(ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self._expected_distances(X)
 
+    @fill_doc
     def predict(self, X):
         """Class with the smallest expected distance, eq. (3.18).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
@@ -318,13 +286,11 @@ class Immigrate(ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
         s = self.expected_distances(X)
         return self.classes_[np.argmin(s, axis=1)]
 
+    @fill_doc
     def predict_proba(self, X):
         """Softmax of ``-s_c(x) / sigma`` over classes (see Notes; not calibrated).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------

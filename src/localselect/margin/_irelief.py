@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from localselect._compat import Interval
+from localselect._docstrings import fill_doc
 from localselect.margin import _vector_kernels
-from localselect.margin._common import _FeatureWeightSelector, iteration_callback
+from localselect.margin._common import (
+    SOFTMAX_CONSTRAINTS,
+    _FeatureWeightSelector,
+    iteration_callback,
+)
 
 __all__ = ["IRelief"]
 
 
+@fill_doc
 class IRelief(_FeatureWeightSelector):
     """I-RELIEF feature weights (iterative Relief).
 
@@ -32,9 +35,7 @@ class IRelief(_FeatureWeightSelector):
     tol : float, default=1e-3
         Stop when ``||w_new - w||_2 < tol`` (Sun's theta).
     n_features_to_select : int, float or None, default=10
-        Features kept by ``transform``: that many of the highest weights (an
-        int), that fraction of the features (a float in (0, 1]), or (None)
-        every feature with a positive weight. Ties go to the lower index.
+        %(n_features_to_select)s
     n_jobs : int, default=None
         Threads over row blocks; results do not depend on it.
     verbose : int, default=0
@@ -51,13 +52,7 @@ class IRelief(_FeatureWeightSelector):
         ``||w_new - w||_2`` after each iteration.
     n_iter_ : int
         Iterations run.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -90,11 +85,7 @@ class IRelief(_FeatureWeightSelector):
 
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
-        "sigma": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "callback": [callable, None],
+        **SOFTMAX_CONSTRAINTS,
     }
 
     def __init__(

@@ -8,12 +8,14 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from localselect._compat import Interval, RealNotInt
+from localselect._docstrings import fill_doc
 from localselect.margin import _nn_kernels
 from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["Relief", "ReliefF"]
 
 
+@fill_doc
 class Relief(_FeatureWeightSelector):
     """Relief feature weights from the nearest hit and nearest miss.
 
@@ -27,9 +29,7 @@ class Relief(_FeatureWeightSelector):
     Parameters
     ----------
     n_features_to_select : int, float or None, default=10
-        Features kept by ``transform``: that many of the highest weights (an
-        int), that fraction of the features (a float in (0, 1]), or (None)
-        every feature with a positive weight. Ties go to the lower index.
+        %(n_features_to_select)s
     max_samples : int, float or None, default=None
         Number ``M`` of reference samples: ``None`` uses every training sample
         (deterministic, as scikit-rebate does), an int that many samples drawn
@@ -43,13 +43,7 @@ class Relief(_FeatureWeightSelector):
     ----------
     feature_importances_ : ndarray of shape (n_features_in_,)
         Relief weight of each feature (the ``w`` of Algorithm 1).
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -113,6 +107,7 @@ class Relief(_FeatureWeightSelector):
         return _nn_kernels.relief(X, codes, ref)
 
 
+@fill_doc
 class ReliefF(_FeatureWeightSelector):
     """ReliefF feature weights from k nearest hits and misses of each class.
 
@@ -124,9 +119,7 @@ class ReliefF(_FeatureWeightSelector):
         Nearest hits, and nearest misses of each other class, per sample.
         Capped per class at the available samples.
     n_features_to_select : int, float or None, default=10
-        Features kept by ``transform``: that many of the highest weights (an
-        int), that fraction of the features (a float in (0, 1]), or (None)
-        every feature with a positive weight. Ties go to the lower index.
+        %(n_features_to_select)s
     n_jobs : int, default=None
         Threads. With numba installed (``pip install 'localselect[fast]'``) the
         compiled kernel runs on ``n_jobs`` threads, and when None on every
@@ -143,13 +136,7 @@ class ReliefF(_FeatureWeightSelector):
         ReliefF weight of each feature, in [-1, 1].
     n_neighbors_ : int
         Neighbours used: ``min(n_neighbors, n_samples - 1)``.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -209,7 +196,7 @@ class ReliefF(_FeatureWeightSelector):
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
     }
-    _need_hits = False  # a one-sample class adds no hit term
+    _min_class_size = 1  # a one-sample class adds no hit term
 
     def __init__(self, n_neighbors=10, *, n_features_to_select=10, n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors

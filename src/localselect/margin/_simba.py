@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from localselect._compat import Interval
+from localselect._docstrings import fill_doc
 from localselect.margin import _nn_kernels
-from localselect.margin._common import _FeatureWeightSelector, iteration_callback
+from localselect.margin._common import (
+    ITERATION_CONSTRAINTS,
+    _FeatureWeightSelector,
+    iteration_callback,
+)
 
 __all__ = ["Simba"]
 
 
+@fill_doc
 class Simba(_FeatureWeightSelector):
     """Simba feature weights: gradient ascent on the hypothesis margin.
 
@@ -23,9 +26,7 @@ class Simba(_FeatureWeightSelector):
     Parameters
     ----------
     n_features_to_select : int, float or None, default=10
-        Features kept by ``transform``: that many of the highest weights (an
-        int), that fraction of the features (a float in (0, 1]), or (None)
-        every feature with a positive weight. Ties go to the lower index.
+        %(n_features_to_select)s
     max_iter : int, default=20
         Maximum number of passes (gradient steps over all samples).
     tol : float, default=1e-3
@@ -43,13 +44,7 @@ class Simba(_FeatureWeightSelector):
         Max-norm change of ``w`` after each pass.
     n_iter_ : int
         Passes run.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -87,9 +82,7 @@ class Simba(_FeatureWeightSelector):
 
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "callback": [callable, None],
+        **ITERATION_CONSTRAINTS,
     }
 
     def __init__(

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from localselect._docstrings import fill_doc
 from localselect.plotting._axes import feature_names_for, local_masks, new_axes
 
 __all__ = ["plot_selection_frequency"]
@@ -27,6 +28,7 @@ def _frequencies(source: Any) -> tuple[np.ndarray, str]:
     )
 
 
+@fill_doc
 def plot_selection_frequency(
     source: Any,
     *,
@@ -55,14 +57,7 @@ def plot_selection_frequency(
         ``None`` shows every feature in its original order, as the paper does.
     highlight : array-like of bool or int, default=None
         Features to colour differently (for example the truly relevant ones).
-    ax : matplotlib Axes, default=None
-        Axes to draw into; a new figure otherwise.
-    title : str, default=None
-        Axes title.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
+    %(plot_ax_title_returns)s
 
     Examples
     --------
