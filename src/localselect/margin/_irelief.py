@@ -76,11 +76,11 @@ class IRelief(_FeatureWeightSelector):
     --------
     >>> import numpy as np
     >>> from localselect import IRelief
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 30)
-    >>> X = np.column_stack([y + 0.3 * rng.normal(size=60), rng.normal(size=(60, 3))])
-    >>> IRelief(n_features_to_select=1).fit(X, y).get_support(indices=True)
-    array([0])
+    >>> from localselect.datasets import make_lfs_synthetic
+    >>> X, y, relevant = make_lfs_synthetic(100, 3, random_state=0)  # features 0 and 1
+    >>> model = IRelief(n_features_to_select=2).fit(X, y)
+    >>> model.get_support(indices=True), float(np.linalg.norm(model.feature_importances_))
+    (array([0, 1]), 1.0)
     """
 
     _parameter_constraints = {

@@ -67,13 +67,11 @@ class Relief(_FeatureWeightSelector):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from localselect import Relief
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 20)
-    >>> X = np.column_stack([y + 0.1 * rng.normal(size=40), rng.normal(size=40)])
-    >>> Relief(n_features_to_select=1).fit(X, y).get_support(indices=True)
-    array([0])
+    >>> from localselect.datasets import make_lfs_synthetic
+    >>> X, y, relevant = make_lfs_synthetic(100, 3, random_state=0)  # features 0 and 1
+    >>> Relief(n_features_to_select=2).fit(X, y).get_support(indices=True)
+    array([0, 1])
     """
 
     _parameter_constraints = {
@@ -181,14 +179,12 @@ class ReliefF(_FeatureWeightSelector):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from localselect import ReliefF
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 30)
-    >>> X = np.column_stack([rng.normal(size=60), y + 0.3 * rng.normal(size=60),
-    ...                      rng.normal(size=(60, 3))])
-    >>> ReliefF(n_neighbors=5, n_features_to_select=1).fit(X, y).get_support(indices=True)
-    array([1])
+    >>> from localselect.datasets import make_lfs_synthetic
+    >>> X, y, relevant = make_lfs_synthetic(100, 3, random_state=0)  # features 0 and 1
+    >>> selector = ReliefF(n_neighbors=5, n_features_to_select=0.4).fit(X, y)
+    >>> selector.get_support(indices=True), selector.n_neighbors_
+    (array([0, 1]), 5)
     """
 
     _parameter_constraints = {

@@ -71,13 +71,11 @@ class Simba(_FeatureWeightSelector):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from localselect import Simba
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 30)
-    >>> X = np.column_stack([y + 0.3 * rng.normal(size=60), rng.normal(size=(60, 3))])
-    >>> Simba(n_features_to_select=1).fit(X, y).get_support(indices=True)
-    array([0])
+    >>> from localselect.datasets import make_lfs_synthetic
+    >>> X, y, relevant = make_lfs_synthetic(100, 3, random_state=0)  # features 0 and 1
+    >>> Simba(n_features_to_select=None).fit(X, y).feature_importances_.round(2)
+    array([0.77, 1.  , 0.  , 0.  , 0.  ])
     """
 
     _parameter_constraints = {
