@@ -28,6 +28,7 @@ whole level of the lattice is extended at once with ``&`` and
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
 from math import comb
@@ -37,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils.parallel import Parallel, delayed
 
+from localselect._progress import ProgressTask
 from localselect._typing import FloatArray, Int64Array
 from localselect.lift._measures import _plogp_terms, joint_codes
 
@@ -45,7 +47,10 @@ __all__ = [
     "MAX_SUBSETS",
     "MAX_WINDOW_PROFILES",
     "SearchResult",
+    "SearchTooLong",
     "count_subsets",
+    "estimate_search_seconds",
+    "profile_search_seconds",
     "search_features",
     "search_profiles",
     "search_windows",
@@ -54,6 +59,9 @@ __all__ = [
 
 #: Feature subsets beyond which an exhaustive subset search refuses to start.
 MAX_SUBSETS = 2_000_000
+#: Seconds of pilot timing spent by :func:`estimate_search_seconds` at most
+#: (plus the time of the last subset it started).
+PILOT_SECONDS = 0.5
 #: Windows are enumerated exhaustively when a subset has at most this many
 #: qualifying profiles (2**16 windows); beyond it only the nested "best-ratio
 #: prefix" windows are scored (see :func:`search_windows`).
@@ -91,7 +99,56 @@ def count_subsets(n_features: int, max_size: int) -> int:
     return sum(comb(n_features, k) for k in range(1, min(max_size, n_features) + 1))
 
 
-def _subsets(n_features: int, max_size: int) -> list[tuple[int, ...]]:
+class SearchTooLong(ValueError):
+    """An exhaustive search is estimated to run past its time limit (raised before it starts)."""
+
+
+def estimate_search_seconds(
+    run: Callable[[list[tuple[int, ...]]], object],
+    n_features: int,
+    max_size: int,
+    *,
+    n_jobs: int | None = None,
+    pilot_seconds: float = PILOT_SECONDS,
+) -> float:
+    """Seconds an exhaustive subset search should take, from a timed pilot.
+
+    ``run(subsets)`` does the search's own work on a list of subsets (its
+    result is discarded). For each size ``k = 1 .. max_size`` a few subsets
+    drawn with a fixed seed are timed, two per size while the pilot lasts
+    less than ``pilot_seconds``; sizes left unmeasured take the time of the
+    largest measured size scaled by ``k`` (the counting cost is linear in
+    the subset size). The estimate is ``sum_k C(n_features, k) t_k``
+    divided by the number of parallel jobs. It is a measurement of this
+    machine now, so it varies with its load; it never changes a result.
+    """
+    from joblib import effective_n_jobs
+
+    rng = np.random.default_rng(0)
+    sizes = range(1, min(max_size, n_features) + 1)
+    per_size: dict[int, float] = {}
+    start = time.perf_counter()
+    for k in sizes:
+        if time.perf_counter() - start > pilot_seconds:
+            break
+        times = []
+        for _ in range(2 if comb(n_features, k) > 1 else 1):
+            subset = tuple(sorted(rng.choice(n_features, size=k, replace=False).tolist()))
+            t0 = time.perf_counter()
+            run([subset])
+            times.append(time.perf_counter() - t0)
+        per_size[k] = float(np.mean(times))
+    last = max(per_size)
+    total = sum(
+        comb(n_features, k) * (per_size[k] if k in per_size else per_size[last] * k / last)
+        for k in sizes
+    )
+    jobs = 1 if n_jobs is None else max(1, effective_n_jobs(n_jobs))
+    return total / jobs
+
+
+def _subsets_total(n_features: int, max_size: int) -> int:
+    """Subsets an exhaustive search visits; ValueError past :data:`MAX_SUBSETS`."""
     total = count_subsets(n_features, max_size)
     if total > MAX_SUBSETS:
         raise ValueError(
@@ -99,6 +156,12 @@ def _subsets(n_features: int, max_size: int) -> list[tuple[int, ...]]:
             f"visits {total:,} subsets (limit {MAX_SUBSETS:,}); set max_features to a "
             "smaller subset size."
         )
+    return total
+
+
+def _subsets(n_features: int, max_size: int, total: int | None = None) -> list[tuple[int, ...]]:
+    if total is None:
+        _subsets_total(n_features, max_size)
     return [
         s
         for k in range(1, min(max_size, n_features) + 1)
@@ -200,9 +263,50 @@ def _features_chunk(
 
 
 def _chunks(items: list, n_jobs: int | None) -> list[list]:
-    n_chunks = 1 if n_jobs in (None, 1) else 4 * max(abs(int(n_jobs)), 2)
+    # About 100 chunks (at least 4 per job) so progress can be reported as they finish.
+    n_chunks = max(100, 4 * max(abs(int(n_jobs or 1)), 2))
     size = max(1, -(-len(items) // n_chunks))
     return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _guard(
+    run: Callable[[list[tuple[int, ...]]], object],
+    n_features: int,
+    max_size: int,
+    max_seconds: float | None,
+    n_jobs: int | None,
+) -> None:
+    """Raise :class:`SearchTooLong` when the pilot estimate exceeds ``max_seconds``."""
+    if max_seconds is None:
+        return
+    estimate = estimate_search_seconds(run, n_features, max_size, n_jobs=n_jobs)
+    if estimate > max_seconds:
+        err = SearchTooLong(
+            f"the search is estimated at {estimate:.0f} s (limit {max_seconds:g} s)"
+        )
+        err.estimate = estimate  # type: ignore[attr-defined]
+        err.n_subsets = count_subsets(n_features, max_size)  # type: ignore[attr-defined]
+        raise err
+
+
+def _run_chunks(
+    func: Callable[..., object],
+    subsets: list[tuple[int, ...]],
+    args: tuple,
+    n_jobs: int | None,
+    progress: ProgressTask | None,
+) -> list:
+    """``func(chunk, *args)`` over chunks of ``subsets`` in order, counting subsets done."""
+    chunks = _chunks(subsets, n_jobs)
+    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+        delayed(func)(chunk, *args) for chunk in chunks
+    )
+    parts = []
+    for chunk, part in zip(chunks, results):
+        parts.append(part)
+        if progress is not None:
+            progress.advance(len(chunk))
+    return parts
 
 
 def search_features(
@@ -214,18 +318,23 @@ def search_features(
     max_size: int,
     top_k: int,
     n_jobs: int | None = None,
+    max_seconds: float | None = None,
+    progress: ProgressTask | None = None,
 ) -> SearchResult:
     """Algorithm 1: eta(X_A) = I(X_A; Y) / H(Y) of every subset of at most ``max_size`` features.
 
     Exhaustive within the size bound (the result is the exact optimum over those
     subsets). Time O(n_subsets * n_samples * max_size), memory O(n_samples + cells).
     ``lift`` is the largest lift of the whole range for any class, which is 1.
+    Raises :class:`SearchTooLong` before the search when the pilot estimate
+    (:func:`estimate_search_seconds`) exceeds ``max_seconds``; ``progress``
+    counts subsets done.
     """
-    subsets = _subsets(n_features, max_size)
-    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(_features_chunk)(chunk, columns, y, n_classes)
-        for chunk in _chunks(subsets, n_jobs)
-    )
+    count_check = _subsets_total(n_features, max_size)
+    args = (columns, y, n_classes)
+    _guard(lambda s: _features_chunk(s, *args), n_features, max_size, max_seconds, n_jobs)
+    subsets = _subsets(n_features, max_size, count_check)
+    parts = _run_chunks(_features_chunk, subsets, args, n_jobs, progress)
     records = sorted((r for part in parts for r in part), key=_rank_key)
     return SearchResult(records[:top_k], len(subsets), len(records))
 
@@ -304,6 +413,8 @@ def search_windows(
     top_k: int,
     targets: Sequence[int],
     n_jobs: int | None = None,
+    max_seconds: float | None = None,
+    progress: ProgressTask | None = None,
 ) -> SearchResult:
     """Algorithm 2: the (subset, window) pairs of largest eta(W), eq. (3).
 
@@ -315,12 +426,13 @@ def search_windows(
     profile (eta(W) is a ratio of sums, never above its largest term), so the
     unconstrained optimum is still found, but under a support bound this is a
     heuristic. ``lift`` is the window's largest lift over ``targets``.
+    ``max_seconds`` and ``progress`` as in :func:`search_features`.
     """
-    subsets = _subsets(n_features, max_size)
-    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(_windows_chunk)(chunk, columns, y, n_classes, min_support, top_k, targets)
-        for chunk in _chunks(subsets, n_jobs)
-    )
+    count_check = _subsets_total(n_features, max_size)
+    args = (columns, y, n_classes, min_support, top_k, targets)
+    _guard(lambda s: _windows_chunk(s, *args), n_features, max_size, max_seconds, n_jobs)
+    subsets = _subsets(n_features, max_size, count_check)
+    parts = _run_chunks(_windows_chunk, subsets, args, n_jobs, progress)
     records = sorted((r for part, _, _ in parts for r in part), key=_rank_key)
     visited = sum(v for _, v, _ in parts)
     passed = sum(p for _, _, p in parts)
@@ -513,6 +625,36 @@ def _profile_branch(
     return records, visited, passed, frequent
 
 
+#: Seconds per candidate profile of the pruned search, at 1,000 rows and per
+#: extra row (bit-set work), measured on the reference machine (2 cores).
+PROFILE_SECONDS = (5e-6, 5e-9)
+
+
+def profile_search_seconds(
+    cards: Sequence[int], n_samples: int, threshold: float, max_size: int
+) -> float:
+    """Upper bound on the time of :func:`search_profiles`, known before it runs.
+
+    A subset A of k features splits its complete rows into disjoint profiles,
+    so at most ``min(prod cards, n_samples / threshold)`` of them reach the
+    match count ``threshold``; the candidates counted at size k are at most
+    the surviving profiles of size k - 1 times the items that extend them,
+    bounded here by ``C(m, k)`` subsets times that many profiles each. The
+    bound is loose for a large ``min_support`` and exact in the worst case
+    (``min_support = 0`` on data whose every profile occurs).
+    """
+    m = len(cards)
+    top = sorted((max(int(c), 1) for c in cards), reverse=True)
+    per_subset_cap = np.inf if threshold <= 0 else n_samples / threshold
+    total = 0.0
+    prod = 1.0
+    for k in range(1, min(max_size, m) + 1):
+        prod *= top[k - 1]
+        total += comb(m, k) * min(prod, per_subset_cap, float(n_samples))
+    per_candidate = PROFILE_SECONDS[0] + PROFILE_SECONDS[1] * n_samples
+    return total * per_candidate
+
+
 def search_profiles(
     codes: Int64Array,
     y: Int64Array,
@@ -523,6 +665,8 @@ def search_profiles(
     top_k: int,
     targets: Sequence[int],
     n_jobs: int | None = None,
+    max_seconds: float | None = None,
+    progress: ProgressTask | None = None,
 ) -> SearchResult:
     """Algorithm 3 on per-feature codes: the profiles of largest lift for each target class.
 
@@ -530,22 +674,38 @@ def search_profiles(
     per feature) with support n(x) / n_complete(A) >= ``min_support`` is scored,
     and the ``top_k`` of each target are returned. The lattice is pruned by
     match count (module docstring) and candidates are generated by prefix join
-    (see ``_profile_branch``). One parallel unit per first feature.
+    (see ``_profile_branch``). One parallel unit per first feature;
+    ``progress`` counts the first features done.
     ``n_visited`` counts every profile whose match count was computed.
     Time O(n_visited * n_samples / 8) bit operations; memory one lattice level
     of packed row sets (n_samples / 8 bytes per profile).
+
+    Raises :class:`SearchTooLong` before searching when
+    :func:`profile_search_seconds` exceeds ``max_seconds``.
     """
     m = codes.shape[1]
     cards = [int(codes[:, j].max(initial=-1)) + 1 for j in range(m)]
     n_all = int(((codes >= 0).all(axis=1) & (y >= 0)).sum())
     threshold = min_support * n_all - 1e-9
+    if max_seconds is not None:
+        estimate = profile_search_seconds(cards, len(y), threshold, max_size)
+        if estimate > max_seconds:
+            err = SearchTooLong(f"the search is estimated at up to {estimate:.0f} s")
+            err.estimate = estimate  # type: ignore[attr-defined]
+            err.n_subsets = count_subsets(m, max_size)  # type: ignore[attr-defined]
+            raise err
     items = _items(codes, cards, y, n_classes, threshold)
-    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+    branches = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
         delayed(_profile_branch)(
             root, items, n_classes, threshold, min_support, max_size, targets, top_k
         )
         for root in range(m)
     )
+    parts = []
+    for part in branches:
+        parts.append(part)
+        if progress is not None:
+            progress.advance()
     records = _top_per_target([r for part, *_ in parts for r in part], top_k)
     visited = len(items.feature) + sum(part[1] for part in parts)
     passed = sum(part[2] for part in parts)
@@ -601,17 +761,20 @@ def search_profiles_per_subset(
     top_k: int,
     targets: Sequence[int],
     n_jobs: int | None = None,
+    max_seconds: float | None = None,
+    progress: ProgressTask | None = None,
 ) -> SearchResult:
     """Algorithm 3 when each subset is discretised jointly (profiles are joint bins).
 
     The bins of a subset are re-cut for every subset, so match counts are not
     nested across subsets and nothing can be pruned: every subset of at most
-    ``max_size`` features is visited (exact within the bound).
+    ``max_size`` features is visited (exact within the bound). ``max_seconds``
+    and ``progress`` as in :func:`search_features`.
     """
-    subsets = _subsets(n_features, max_size)
-    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(_joint_profiles_chunk)(chunk, columns, y, n_classes, min_support, targets, top_k)
-        for chunk in _chunks(subsets, n_jobs)
-    )
+    count_check = _subsets_total(n_features, max_size)
+    args = (columns, y, n_classes, min_support, targets, top_k)
+    _guard(lambda s: _joint_profiles_chunk(s, *args), n_features, max_size, max_seconds, n_jobs)
+    subsets = _subsets(n_features, max_size, count_check)
+    parts = _run_chunks(_joint_profiles_chunk, subsets, args, n_jobs, progress)
     records = _top_per_target([r for part, _, _ in parts for r in part], top_k)
     return SearchResult(records, sum(v for _, v, _ in parts), sum(p for _, _, p in parts))

@@ -13,9 +13,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
+from localselect._progress import progress_task
 from localselect.base import check_classification_data, verbose_log
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
+    SearchTooLong,
+    count_subsets,
     search_features,
     search_profiles,
     search_profiles_per_subset,
@@ -94,11 +97,19 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         subset, as in the paper, and profiles are then its joint bins.
         ``None``: ``X`` must already be discrete (integers, strings,
         categories; NaN missing).
+    max_seconds : float or None, default=60.0
+        Refuse, before searching, an exhaustive subset search (``"features"``,
+        ``"windows"``, ``"profiles"`` with a joint discretizer) whose estimated
+        time exceeds this many seconds; the error names the parameters that
+        shorten it. The estimate times a few subsets of each size (at most
+        about half a second) and extrapolates to all of them (see Notes).
+        ``None`` never refuses.
     n_jobs : int, default=None
         Parallel jobs over blocks of feature subsets (one block per first
         feature for the profile lattice); results do not depend on it.
     verbose : int, default=0
-        Log the search stages (1) to ``logging.getLogger(__name__)``.
+        Log the search stages (1) to ``logging.getLogger(__name__)``, and the
+        progress of searches that run past 2 s.
 
     Attributes
     ----------
@@ -152,6 +163,21 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     codes; packed bit sets and popcounts for the lattice). Time per subset
     O(n_samples * |A|); the profile search costs O(n_samples / 8) per
     candidate profile.
+    **Time guard**: the number of subsets is known before the search (a
+    sum of binomial coefficients), and their cost grows with the rows, the
+    subset size and the number of observed profiles, which depend on the
+    discretizer. So ``fit`` times two subsets of each size drawn with a fixed
+    seed (a pilot of at most about 0.5 s), extrapolates to every subset
+    (divided by ``n_jobs``) and refuses with a ``ValueError`` past
+    ``max_seconds``, naming ``max_features``, ``min_support`` and the
+    discretizer. The estimate depends on the machine's speed and load, so a
+    search near the limit may be refused on one run and accepted on another;
+    it never changes a result. The pruned ``"profiles"`` search on
+    per-feature codes is sized by a bound instead: a subset's complete rows
+    fall into disjoint profiles, so at most ``n_samples / (min_support *
+    n_complete)`` of them qualify per subset; the bound times a per-candidate
+    cost measured on a 2-core machine is compared with ``max_seconds``
+    (``min_support=0`` on many features is refused at once).
     **Ties** are broken by larger support, then fewer features, then the
     lexicographic order of column indices and value codes.
     **Deviations**: the paper gives no search bounds; ``max_features``, the
@@ -188,6 +214,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         "target_class": "no_validation",
         "top_k": [Interval(Integral, 1, None, closed="left")],
         "discretizer": [HasMethods(["fit_transform"]), None],
+        "max_seconds": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
     }
@@ -201,6 +228,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         target_class=None,
         top_k=10,
         discretizer=None,
+        max_seconds=60.0,
         n_jobs=None,
         verbose=0,
     ):
@@ -210,6 +238,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         self.target_class = target_class
         self.top_k = top_k
         self.discretizer = discretizer
+        self.max_seconds = max_seconds
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -346,38 +375,48 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         )
         common = {"max_size": max_size, "top_k": self.top_k, "n_jobs": self.n_jobs}
         frequent = None
-        if self.resolution == "features":
-            res = search_features(columns, y_codes, n_classes, n_features, **common)
-        elif self.resolution == "windows":
-            res = search_windows(
-                columns,
-                y_codes,
-                n_classes,
-                n_features,
-                min_support=self.min_support,
-                targets=targets,
-                **common,
-            )
-        elif enc is not None:
-            res = search_profiles(
-                enc.codes,
-                y_codes,
-                n_classes,
-                min_support=self.min_support,
-                targets=targets,
-                **common,
-            )
-            frequent = res.n_frequent
-        else:
-            res = search_profiles_per_subset(
-                columns,
-                y_codes,
-                n_classes,
-                n_features,
-                min_support=self.min_support,
-                targets=targets,
-                **common,
-            )
+        pruned = self.resolution == "profiles" and enc is not None
+        total = n_features if pruned else count_subsets(n_features, max_size)
+        unit = "first features" if pruned else "subsets"
+        with progress_task(
+            total, f"LLDS {self.resolution} search", unit=unit, verbose=self.verbose, logger=logger
+        ) as task:
+            guarded = {**common, "max_seconds": self.max_seconds, "progress": task}
+            try:
+                if self.resolution == "features":
+                    res = search_features(columns, y_codes, n_classes, n_features, **guarded)
+                elif self.resolution == "windows":
+                    res = search_windows(
+                        columns,
+                        y_codes,
+                        n_classes,
+                        n_features,
+                        min_support=self.min_support,
+                        targets=targets,
+                        **guarded,
+                    )
+                elif pruned:
+                    res = search_profiles(
+                        enc.codes,
+                        y_codes,
+                        n_classes,
+                        min_support=self.min_support,
+                        targets=targets,
+                        **guarded,
+                    )
+                    frequent = res.n_frequent
+                else:
+                    res = search_profiles_per_subset(
+                        columns,
+                        y_codes,
+                        n_classes,
+                        n_features,
+                        min_support=self.min_support,
+                        targets=targets,
+                        **guarded,
+                    )
+            except SearchTooLong as exc:
+                raise ValueError(self._too_long_message(exc, X.shape, max_size)) from None
         self.n_counted_ = int(res.n_visited)
         self.n_visited_ = int(frequent if frequent is not None else res.n_visited)
         self.n_passed_ = int(res.n_passed)
@@ -412,6 +451,20 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         self.results_ = pd.DataFrame(rows, columns=_RESULT_COLUMNS)
         self.best_features_ = np.array(res.records[0]["features"], dtype=np.int64)
         return self
+
+    def _too_long_message(self, exc, shape, max_size):
+        """The refusal of a search estimated past ``max_seconds``: what to change."""
+        discretizer = "None" if self.discretizer is None else repr(self.discretizer)
+        return (
+            f"LiftFeatureSelector: the exhaustive {self.resolution!r} search over "
+            f"{exc.n_subsets:,} feature subsets (up to max_features={max_size} of "
+            f"{shape[1]} features, {shape[0]:,} rows) is estimated at {exc.estimate:,.0f} s, "
+            f"past max_seconds={self.max_seconds:g}. Set max_features to a smaller subset "
+            f"size (the count grows as C({shape[1]}, max_features)); raise min_support "
+            f"(now {self.min_support:g}; fewer windows and profiles qualify); or use a "
+            f"discretizer with fewer bins (now discretizer={discretizer}; fewer profiles "
+            "per subset). Pass max_seconds=None to run it anyway."
+        )
 
     def _get_support_mask(self):
         check_is_fitted(self)

@@ -13,10 +13,16 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
-from localselect.base import LabelledFitMixin
+from localselect._progress import progress_task
+from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._common import NEED_HITS
-from localselect.margin._immigrate import Immigrate, with_fit_result
-from localselect.margin._matrix_kernels import expected_distances, immigrate_fit
+from localselect.margin._immigrate import Immigrate, resolve_prescreen, with_fit_result
+from localselect.margin._matrix_kernels import expected_distances, immigrate_fit, prescreen_mask
+from localselect.margin._neighbours import (
+    auto_neighbors,
+    build_neighbours,
+    expected_distances_truncated,
+)
 from localselect.margin._vector_kernels import im4e
 
 __all__ = ["BoostedImmigrate"]
@@ -25,7 +31,7 @@ logger = logging.getLogger(__name__)
 
 
 @fill_doc
-class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
+class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
     """Boosted IMMIGRATE (BIM): AdaBoost with IMMIGRATE as the weak learner.
 
     Algorithm 3 of Zhao, Hong and Liu: round ``t`` fits IMMIGRATE on the
@@ -51,9 +57,19 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
         convergence warning is raised for the weak learners).
     init : {"identity", "random", "im4e"}, default="identity"
         Initial ``W`` of every weak learner (see :class:`Immigrate`).
-    prescreen : float, "auto" or None, default=None
+    prescreen : float, "auto", "high-dim" or None, default="high-dim"
         IM4E pre-screen of the features (see :class:`Immigrate`); computed
         once, before boosting.
+    n_neighbors : int, "auto" or None, default="auto"
+        Neighbour truncation of every weak learner (see :class:`Immigrate`).
+        The neighbours are found once and shared by all rounds. ``"auto"``:
+        exact up to 1,000 samples, else ``k = 1e8 / (N A^2)`` clipped to
+        [10, 100] (a tenth of :class:`Immigrate`'s budget, since a fit runs
+        up to ``n_estimators`` rounds).
+    n_features_to_select : int, float or None, default=None
+        Features kept by ``transform``: that many of the largest entries of
+        ``feature_importances_`` (an int), that fraction of the features (a
+        float in (0, 1]), or (``None``) every feature with a positive one.
     random_state : int, RandomState instance or None, default=None
         Seeds the random initial matrices (``init="random"``); one seed per
         round is drawn up front.
@@ -61,7 +77,8 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
         Threads over row blocks inside each round (rounds are sequential).
         Results do not depend on it.
     verbose : int, default=0
-        1 logs each round (INFO) to ``logging.getLogger("localselect.margin")``.
+        1 logs each round and the progress of fits past 2 s (INFO) to
+        ``logging.getLogger("localselect.margin")``.
 
     Attributes
     ----------
@@ -76,7 +93,10 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
     n_iter_ : ndarray of shape (n_estimators_kept,)
         IMMIGRATE iterations run by each kept learner.
     feature_importances_ : ndarray of shape (n_features_in_,)
-        Vote-weighted mean of the learners' diagonal weights.
+        Vote-weighted mean of the learners' diagonal weights (what
+        ``get_support`` and ``transform`` select on).
+    n_neighbors_ : int or None
+        Hits and misses kept per sample; None for the exact method.
     %(fitted_classes_attributes)s
 
     See Also
@@ -91,21 +111,30 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
     distance 0 every sample would lean to its own class). For ``K`` classes
     (SAMME) ``alpha_t = (log((1 - eps_t) / eps_t) + log(K - 1)) / 2`` and
     ``D_{t+1} = D_t exp(alpha_t [y != h_t(x)])``, normalised; for two classes
-    this is exactly Algorithm 3. A round with ``eps_t >= 1 - 1/K`` is
-    discarded (sigma still moves on). Prediction: ``argmax_c sum_t alpha_t
+    this is exactly Algorithm 3. A round with ``eps_t >= 1 - 1/K`` (1/2 for
+    two classes) is discarded and boosting stops, as SAMME and
+    scikit-learn's AdaBoost do (the paper discards it and goes on with a
+    smaller sigma; ours stops, so a weak learner no better than chance does
+    not cost the remaining rounds). Prediction: ``argmax_c sum_t alpha_t
     [h_t(x) = c]``, ties to the first class; ``predict_proba`` is the
     normalised vote.
 
     Deviations: Algorithm 3 also discards a round with ``eps_t = 0``; we keep
     such a perfect learner and stop boosting (as scikit-learn's AdaBoost
-    does), since discarding it leaves the weights unchanged. If every round is
-    discarded, the first learner is kept with vote 1 and a warning is raised.
+    does), since discarding it leaves the weights unchanged. If the first round is
+    discarded, it is kept alone with vote 1 and a warning is raised.
     The R package boosts differently (sigma rising from 0.02, 3 rounds); we
     follow the paper. With ``prescreen``, IM4E runs once on the unweighted
     data with ``sigma = 1`` (the paper does not say which sigma).
 
     Time: ``n_estimators`` times IMMIGRATE's O(max_iter N^2 A^2) plus one
-    leave-one-out prediction O(N^2 A^2) per round.
+    leave-one-out prediction O(N^2 A^2) per round; with neighbour truncation
+    O(max_iter N k A^2 + N C k A^2) per round after one neighbour search
+    shared by all rounds.
+
+    As a selector, ``get_support`` and ``transform`` use the vote-weighted
+    mean of the rounds' diagonal weights (``feature_importances_``), not the
+    union of the features any round used.
 
     References
     ----------
@@ -125,12 +154,18 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        **ScoreSelectorMixin._parameter_constraints,
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "sigma_max": [Interval(Real, 0, None, closed="neither")],
         "sigma_min": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "init": [StrOptions({"identity", "random", "im4e"})],
-        "prescreen": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"}), None],
+        "prescreen": [
+            Interval(Real, 0, None, closed="left"),
+            StrOptions({"auto", "high-dim"}),
+            None,
+        ],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -147,7 +182,9 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
         sigma_min=0.2,
         max_iter=5,
         init="identity",
-        prescreen=None,
+        prescreen="high-dim",
+        n_neighbors="auto",
+        n_features_to_select=None,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -158,6 +195,8 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.init = init
         self.prescreen = prescreen
+        self.n_neighbors = n_neighbors
+        self.n_features_to_select = n_features_to_select
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -173,74 +212,100 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
         k = len(self.classes_)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(np.iinfo(np.int32).max, size=self.n_estimators)
+        prescreen, max_features = resolve_prescreen(self.prescreen, X.shape[1])
         im4e_weights = None
-        if self.prescreen is not None or self.init == "im4e":
+        if prescreen is not None or self.init == "im4e":
             im4e_weights = im4e(X, codes, 1.0, n_jobs=self.n_jobs, warn=False).weights
+        # The modelled features and their neighbours are the same in every round.
+        keep = np.ones(X.shape[1], dtype=bool)
+        if prescreen is not None:
+            keep = prescreen_mask(im4e_weights, prescreen, max_features=max_features)
+        Xk = X[:, keep]
+        n_nb = self.n_neighbors
+        if n_nb == "auto":
+            n_nb = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=1e8)
+        neighbours = None
+        if n_nb is not None:
+            neighbours = build_neighbours(Xk, codes, k, int(n_nb), n_jobs=self.n_jobs)
+        self.n_neighbors_ = None if neighbours is None else neighbours.k
         factor = (self.sigma_min / self.sigma_max) ** (1.0 / self.n_estimators)
         D = np.full(n, 1.0 / n)
         sigma = self.sigma_max
         estimators, votes, errors, sigmas = [], [], [], []
         first = None
-        for t in range(self.n_estimators):
-            result = immigrate_fit(
-                X,
-                codes,
-                sigma,
-                rng=check_random_state(seeds[t]),
-                init=self.init,
-                prescreen=self.prescreen,
-                max_iter=self.max_iter,
-                sample_weight=D,
-                im4e_weights=im4e_weights,
-                n_jobs=self.n_jobs,
-                warn=False,
-            )
-            learner = Immigrate(
-                sigma,
-                max_iter=self.max_iter,
-                init=self.init,
-                prescreen=self.prescreen,
-                n_jobs=self.n_jobs,
-            )
-            with_fit_result(learner, result, X, codes, self.classes_)
-            if first is None:
-                first = learner
-            Xk = X[:, result.features]
-            loo = expected_distances(
-                Xk,
-                Xk,
-                codes,
-                k,
-                result.modelled_weights,
-                sigma,
-                leave_one_out=True,
-                n_jobs=self.n_jobs,
-            )
-            pred = np.argmin(loo, axis=1)
-            wrong = pred != codes
-            eps = float(D @ wrong)
-            log(1, "BIM round %d: sigma=%.4g, error=%.4f", t + 1, sigma, eps)
-            sigma_t = sigma
-            sigma *= factor
-            if eps >= 1.0 - 1.0 / k:
-                continue
-            if eps <= 0.0:
+        with progress_task(
+            self.n_estimators, "BIM rounds", verbose=self.verbose, logger=logger, unit="rounds"
+        ) as task:
+            for t in range(self.n_estimators):
+                result = immigrate_fit(
+                    X,
+                    codes,
+                    sigma,
+                    rng=check_random_state(seeds[t]),
+                    init=self.init,
+                    prescreen=prescreen,
+                    max_features=max_features,
+                    max_iter=self.max_iter,
+                    sample_weight=D,
+                    im4e_weights=im4e_weights,
+                    n_jobs=self.n_jobs,
+                    warn=False,
+                    neighbours=neighbours,
+                )
+                learner = Immigrate(
+                    sigma,
+                    max_iter=self.max_iter,
+                    init=self.init,
+                    prescreen=self.prescreen,
+                    n_neighbors=self.n_neighbors,
+                    n_jobs=self.n_jobs,
+                )
+                with_fit_result(learner, result, X, codes, self.classes_)
+                task.advance()
+                if first is None:
+                    first = learner
+                if neighbours is None:
+                    loo = expected_distances(
+                        Xk,
+                        Xk,
+                        codes,
+                        k,
+                        result.modelled_weights,
+                        sigma,
+                        leave_one_out=True,
+                        n_jobs=self.n_jobs,
+                    )
+                else:
+                    nb = neighbours.classes
+                    loo = expected_distances_truncated(
+                        Xk, Xk, nb.index, nb.distance, result.modelled_weights, sigma
+                    )
+                pred = np.argmin(loo, axis=1)
+                wrong = pred != codes
+                eps = float(D @ wrong)
+                log(1, "BIM round %d: sigma=%.4g, error=%.4f", t + 1, sigma, eps)
+                sigma_t = sigma
+                sigma *= factor
+                if eps >= 1.0 - 1.0 / k:
+                    log(1, "BIM: error at least 1 - 1/%d, boosting stops (SAMME)", k)
+                    break
+                if eps <= 0.0:
+                    estimators.append(learner)
+                    votes.append(1.0)
+                    errors.append(0.0)
+                    sigmas.append(sigma_t)
+                    break
+                alpha = 0.5 * (np.log((1.0 - eps) / eps) + np.log(k - 1.0))
                 estimators.append(learner)
-                votes.append(1.0)
-                errors.append(0.0)
+                votes.append(alpha)
+                errors.append(eps)
                 sigmas.append(sigma_t)
-                break
-            alpha = 0.5 * (np.log((1.0 - eps) / eps) + np.log(k - 1.0))
-            estimators.append(learner)
-            votes.append(alpha)
-            errors.append(eps)
-            sigmas.append(sigma_t)
-            D = D * np.exp(alpha * wrong)
-            D /= D.sum()
+                D = D * np.exp(alpha * wrong)
+                D /= D.sum()
         if not estimators:
             warnings.warn(
-                "BoostedImmigrate: every round had a weighted error of at least "
-                f"1 - 1/{k}; keeping the first learner alone.",
+                "BoostedImmigrate: the first round had a weighted error of at least "
+                f"1 - 1/{k}; keeping it alone.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -291,8 +356,3 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         votes = self._votes(X)
         return votes / votes.sum(axis=1, keepdims=True)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

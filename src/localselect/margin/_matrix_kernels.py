@@ -30,6 +30,13 @@ from localselect.margin._kernels import (
     pair_matrix,
     softmax_coefficients,
 )
+from localselect.margin._neighbours import (
+    Neighbours,
+    auto_neighbors,
+    build_neighbours,
+    dropped_weight_bound,
+    immigrate_step_truncated,
+)
 from localselect.margin._vector_kernels import im4e
 
 __all__ = [
@@ -42,6 +49,7 @@ __all__ = [
     "immigrate_step",
     "initial_matrix",
     "pair_quad_forms",
+    "prescreen_mask",
     "prune_weight_matrix",
     "scatter_matrix",
     "update_weight_matrix",
@@ -211,6 +219,7 @@ def immigrate(
     n_jobs: int | None = None,
     callback: Callable[[int, float], object] | None = None,
     warn: bool = True,
+    neighbours: Neighbours | None = None,
 ) -> ImmigrateResult:
     """Algorithm 2: alternate eq. (3.6) and Theorem 3.1 until the cost settles.
 
@@ -220,17 +229,27 @@ def immigrate(
     its relative change is at most ``tol``; at ``max_iter`` it warns
     (``ConvergenceWarning``) unless ``warn`` is False. ``block_memory`` (MiB per
     block) and ``working_memory`` (MiB for the cached pair differences) go to
-    :class:`~localselect._pairwise.PairDiffs`.
+    :class:`~localselect._pairwise.PairDiffs`. With ``neighbours`` (a
+    :class:`~localselect.margin._neighbours.Neighbours` record of ``X``) each
+    step runs over the kept hits and misses only
+    (:func:`~localselect.margin._neighbours.immigrate_step_truncated`).
     """
     n = X.shape[0]
     sw = np.ones(n) if sample_weight is None else sample_weight
     W = W0
-    pairs = PairDiffs(X, block_memory=block_memory, working_memory=working_memory)
+    pairs = None
+    if neighbours is None:
+        pairs = PairDiffs(X, block_memory=block_memory, working_memory=working_memory)
     costs: list[float] = []
     converged = degenerate = False
     n_iter = 0
     for it in range(1, max_iter + 1):
-        step = immigrate_step(X, codes, W, sigma, sw, pairs=pairs, n_jobs=n_jobs)
+        if neighbours is None:
+            step = immigrate_step(X, codes, W, sigma, sw, pairs=pairs, n_jobs=n_jobs)
+        else:
+            step = immigrate_step_truncated(  # type: ignore[assignment]
+                X, neighbours.lists, W, sigma, sw, block_memory=block_memory
+            )
         W_new = update_weight_matrix(step.scatter, nonnegative=nonnegative)
         n_iter = it
         if W_new is None:
@@ -351,6 +370,10 @@ class ImmigrateFit(NamedTuple):
     n_iter: int
     converged: bool
     degenerate: bool
+    neighbours: Neighbours | None = None
+    """The neighbour record of the modelled features (None: exact all-pairs fit)."""
+    dropped_weight_bound: float = 0.0
+    """Mean per-sample bound on the softmax weight the truncation dropped, at the final W."""
 
 
 def immigrate_fit(
@@ -370,6 +393,10 @@ def immigrate_fit(
     n_jobs: int | None = None,
     callback: Callable[[int, float], object] | None = None,
     warn: bool = True,
+    max_features: int | None = None,
+    n_neighbors: int | str | None = None,
+    neighbour_budget: float = 1e9,
+    neighbours: Neighbours | None = None,
 ) -> ImmigrateFit:
     """One IMMIGRATE model: optional IM4E pre-screen (Sec. 3.6), Algorithm 2, pruning.
 
@@ -396,6 +423,17 @@ def immigrate_fit(
         ``callback(iteration, cost)`` after each iteration of Algorithm 2.
     warn : bool, default=True
         Raise ``ConvergenceWarning`` / ``DegenerateMarginWarning``.
+    max_features : int, default=None
+        With the pre-screen, model at most this many features (the largest
+        IM4E weights), so memory stays O(max_features^2).
+    n_neighbors : int, "auto" or None, default=None
+        Neighbour truncation (:mod:`localselect.margin._neighbours`): ``k``
+        nearest hits and misses per sample; ``"auto"`` applies
+        :func:`~localselect.margin._neighbours.auto_neighbors` with
+        ``neighbour_budget`` to the modelled data; None is exact.
+    neighbours : Neighbours, default=None
+        A neighbour record of the modelled features computed once and shared
+        (boosting rounds); it overrides ``n_neighbors``.
 
     Returns
     -------
@@ -408,14 +446,19 @@ def immigrate_fit(
         ).weights
     keep = np.ones(a, dtype=bool)
     if prescreen is not None and im4e_weights is not None:
-        threshold = 2.0 / a if prescreen == "auto" else float(prescreen)
-        keep = im4e_weights > threshold
-        keep[np.argmax(im4e_weights)] = True
+        keep = prescreen_mask(im4e_weights, prescreen, max_features=max_features)
     features = np.flatnonzero(keep)
+    Xk = X[:, features]
+    if neighbours is None:
+        k = n_neighbors
+        if k == "auto":
+            k = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=neighbour_budget)
+        if k is not None:
+            neighbours = build_neighbours(Xk, codes, int(codes.max()) + 1, int(k), n_jobs=n_jobs)
     sub_im4e = None if im4e_weights is None else im4e_weights[features]
     W0 = initial_matrix(init, len(features), rng, sub_im4e)
     res = immigrate(
-        X[:, features],
+        Xk,
         codes,
         W0,
         sigma,
@@ -426,12 +469,45 @@ def immigrate_fit(
         n_jobs=n_jobs,
         callback=callback,
         warn=warn,
+        neighbours=neighbours,
     )
     Wk = res.weights
     if prune:
         Wk = prune_weight_matrix(Wk, 1.0 / len(features))
     W = np.zeros((a, a))
     W[np.ix_(features, features)] = Wk
+    bound = 0.0
+    if neighbours is not None:
+        bound = float(dropped_weight_bound(Xk, neighbours.lists, Wk, sigma).mean())
     return ImmigrateFit(
-        W, features, Wk, keep, im4e_weights, res.cost, res.n_iter, res.converged, res.degenerate
+        W,
+        features,
+        Wk,
+        keep,
+        im4e_weights,
+        res.cost,
+        res.n_iter,
+        res.converged,
+        res.degenerate,
+        neighbours,
+        bound,
     )
+
+
+def prescreen_mask(
+    weights: FloatArray, prescreen: float | str, *, max_features: int | None = None
+) -> NDArray[np.bool_]:
+    """Features kept by the IM4E pre-screen of Sec. 3.6.
+
+    Weights above ``prescreen`` (``"auto"``: ``2 / A``) are kept, and always
+    the largest one; with ``max_features`` at most that many (the largest
+    weights, ties to the lower index).
+    """
+    a = len(weights)
+    threshold = 2.0 / a if prescreen == "auto" else float(prescreen)
+    keep = weights > threshold
+    keep[np.argmax(weights)] = True
+    if max_features is not None and keep.sum() > max_features:
+        keep = np.zeros(a, dtype=bool)
+        keep[np.argsort(-weights, kind="stable")[:max_features]] = True
+    return keep

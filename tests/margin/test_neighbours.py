@@ -1,0 +1,253 @@
+"""Neighbour-truncated IMMIGRATE (issue #17): reference checks, exactness at full k,
+the dropped-weight bound, the "auto" rules, BIM's shared neighbours and progress."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+from sklearn.exceptions import ConvergenceWarning
+
+from localselect import BoostedImmigrate, Immigrate
+from localselect._progress import listen
+from localselect.margin import _immigrate, _matrix_kernels, _neighbours
+
+
+def _problem(n=36, a=4, n_classes=3, seed=0):
+    rng = np.random.default_rng(seed)
+    codes = np.arange(n) % n_classes
+    rng.shuffle(codes)
+    X = rng.normal(size=(n, a)) + codes[:, None] * 0.7
+    W = np.abs(rng.normal(size=(a, a)))
+    W = W + W.T
+    return X, codes.astype(np.intp), W / np.linalg.norm(W), rng.uniform(0.5, 1.5, size=n)
+
+
+def _lists(X, codes, k):
+    nb, models = _neighbours.class_neighbours(X, codes, int(codes.max()) + 1, k)
+    return nb, models, _neighbours.hit_miss_lists(nb, codes)
+
+
+def _record(X, codes, k):
+    return _neighbours.build_neighbours(X, codes, int(codes.max()) + 1, k)
+
+
+def _reference_step(X, codes, W, sigma, sw, k):
+    """Sample by sample: k nearest hits/misses by brute force, softmax, Sigma."""
+    n, a = X.shape
+    S = np.zeros((a, a))
+    ent = 0.0
+    for i in range(n):
+        dist = np.linalg.norm(X - X[i], axis=1)
+        parts = []
+        for mask in (codes == codes[i], codes != codes[i]):
+            mask = mask.copy()
+            mask[i] = False
+            cand = np.flatnonzero(mask)
+            cand = cand[np.argsort(dist[cand], kind="stable")[:k]]
+            D = np.abs(X[cand] - X[i])
+            q = np.einsum("ij,jk,ik->i", D, W, D)
+            p = np.exp(-q / sigma - logsumexp(-q / sigma))
+            parts.append((D, p, -np.sum(p * np.log(p))))
+        (Dh, ph, eh), (Dm, pm, em) = parts
+        S += sw[i] * ((Dh * ph[:, None]).T @ Dh - (Dm * pm[:, None]).T @ Dm)
+        ent += sw[i] * (em - eh)
+    return S, ent
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_truncated_step_matches_sample_by_sample_reference(k):
+    X, codes, W, sw = _problem()
+    _, _, lists = _lists(X, codes, k)
+    step = _neighbours.immigrate_step_truncated(X, lists, W, 0.8, sw, block_memory=0.001)
+    S, ent = _reference_step(X, codes, W, 0.8, sw, k)
+    np.testing.assert_allclose(step.scatter, S, rtol=1e-10, atol=1e-12)
+    assert step.entropy == pytest.approx(ent, rel=1e-10)
+
+
+@pytest.mark.parametrize("k", [12, 40])
+def test_k_at_least_the_class_sizes_equals_the_exact_kernels(k):
+    X, codes, W, sw = _problem()  # classes of 12, misses 24
+    nb, models, lists = _lists(X, codes, k)
+    if k >= 24:
+        assert lists.hits_dropped.max() == 0 and lists.misses_dropped.max() == 0
+        exact = _matrix_kernels.immigrate_step(X, codes, W, 0.8, sw)
+        step = _neighbours.immigrate_step_truncated(X, lists, W, 0.8, sw)
+        np.testing.assert_allclose(step.scatter, exact.scatter, rtol=1e-10, atol=1e-12)
+        assert step.entropy == pytest.approx(exact.entropy, rel=1e-10)
+        np.testing.assert_allclose(_neighbours.dropped_weight_bound(X, lists, W, 0.8), 0.0)
+    # Expected distances need only every sample of each class (12 here).
+    loo = _neighbours.expected_distances_truncated(X, X, nb.index, nb.distance, W, 0.8)
+    np.testing.assert_allclose(
+        loo,
+        _matrix_kernels.expected_distances(X, X, codes, 3, W, 0.8, leave_one_out=True),
+        rtol=1e-10,
+    )
+    Xq = np.random.default_rng(5).normal(size=(9, X.shape[1]))
+    rows_of = [np.flatnonzero(codes == c) for c in range(3)]
+    index, distance = _neighbours.query_class_neighbours(models, rows_of, Xq, k)
+    np.testing.assert_allclose(
+        _neighbours.expected_distances_truncated(Xq, X, index, distance, W, 0.8),
+        _matrix_kernels.expected_distances(Xq, X, codes, 3, W, 0.8),
+        rtol=1e-10,
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bound_covers_the_true_dropped_weight(seed):
+    X, codes, W, _ = _problem(n=60, a=3, n_classes=2, seed=seed)
+    W = W + np.eye(3)  # a clear positive diagonal, so the bound is informative
+    W /= np.linalg.norm(W)
+    sigma = 0.3
+    _, _, lists = _lists(X, codes, 5)
+    bound = _neighbours.dropped_weight_bound(X, lists, W, sigma)
+    for i in range(len(X)):
+        d = np.abs(X - X[i])
+        logit = -np.einsum("ij,jk,ik->i", d, W, d) / sigma
+        true = []
+        for mask, kept, dist in (
+            (codes == codes[i], lists.hits[i], lists.hit_distance[i]),
+            (codes != codes[i], lists.misses[i], lists.miss_distance[i]),
+        ):
+            mask = mask.copy()
+            mask[i] = False
+            kept = kept[np.isfinite(dist)]
+            true.append(1.0 - np.exp(logsumexp(logit[kept]) - logsumexp(logit[mask])))
+        assert max(true) <= bound[i] + 1e-12
+    assert bound.mean() < 1.0
+
+
+def _fit(model, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X, y)
+
+
+def test_immigrate_with_full_k_equals_exact_and_auto_is_exact_on_small_data():
+    X, codes, _, _ = _problem(n=40, a=4, n_classes=2)
+    exact = _fit(Immigrate(n_neighbors=None), X, codes)
+    full = _fit(Immigrate(n_neighbors=40), X, codes)
+    auto = _fit(Immigrate(), X, codes)
+    assert exact.n_neighbors_ is None and auto.n_neighbors_ is None
+    assert full.n_neighbors_ == 40 and full.dropped_weight_bound_ == 0.0
+    np.testing.assert_allclose(full.weights_, exact.weights_, atol=1e-12)
+    np.testing.assert_array_equal(auto.weights_, exact.weights_)
+    np.testing.assert_allclose(full.expected_distances(X), exact.expected_distances(X), rtol=1e-9)
+
+
+def test_auto_rule():
+    assert _neighbours.auto_neighbors(1000, 40) is None
+    assert _neighbours.auto_neighbors(5000, 40) == 100  # 1e9 / (5000 * 1600) = 125 -> 100
+    assert _neighbours.auto_neighbors(10_000, 150) == 10  # 4 -> at least 10
+    assert _neighbours.auto_neighbors(2000, 200) == 12
+
+
+def test_truncated_fit_on_larger_data_predicts_and_reports_its_bound(monkeypatch):
+    monkeypatch.setattr(_neighbours, "EXACT_MAX_SAMPLES", 50)
+    X, codes, _, _ = _problem(n=120, a=3, n_classes=2, seed=3)
+    model = _fit(Immigrate(), X, codes)
+    k = _neighbours.auto_neighbors(120, 3)
+    assert model.n_neighbors_ == k == 100
+    assert 0.0 <= model.dropped_weight_bound_ <= 1.0
+    assert model.score(X, codes) > 0.7
+    small = _fit(Immigrate(n_neighbors=5), X, codes)
+    assert small.predict(X[:10]).shape == (10,)
+
+
+def test_high_dimension_prescreen_is_automatic_and_capped(monkeypatch):
+    monkeypatch.setattr(_immigrate, "DENSE_MAX_FEATURES", 6)
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 15)
+    X = rng.normal(size=(30, 20))
+    X[:, :3] += y[:, None] * 2.0
+    model = _fit(Immigrate(), X, y)
+    assert model.im4e_weights_ is not None
+    assert 1 <= model.prescreen_support_.sum() <= 6
+    assert model.prescreen_support_[:3].all()
+    below = _fit(Immigrate(), X[:, :6], y)
+    assert below.prescreen_support_.all() and below.im4e_weights_ is None
+
+
+def test_bim_shares_one_neighbour_search_and_selects(monkeypatch):
+    calls = []
+    original = _neighbours.class_neighbours
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_neighbours, "class_neighbours", counting)
+    X, codes, _, _ = _problem(n=60, a=4, n_classes=2, seed=1)
+    model = BoostedImmigrate(n_estimators=6, n_neighbors=8, n_features_to_select=2).fit(X, codes)
+    assert len(calls) == 1
+    assert model.n_neighbors_ == 8
+    assert model.get_support().sum() == 2
+    assert model.transform(X).shape == (60, 2)
+    top = np.argsort(-model.feature_importances_, kind="stable")[:2]
+    np.testing.assert_array_equal(np.flatnonzero(model.get_support()), np.sort(top))
+
+
+def test_bim_stops_at_a_round_no_better_than_chance():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = rng.integers(0, 2, size=40)  # labels unrelated to X
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model = BoostedImmigrate(n_estimators=30, random_state=0).fit(X, y)
+    assert len(model.estimators_) < 30
+    kept = model.estimator_errors_[np.isfinite(model.estimator_errors_)]
+    assert np.all(kept < 0.5)
+
+
+class _Recorder:
+    def __init__(self):
+        self.tasks = []
+
+    def start(self, task):
+        self.tasks.append(task)
+
+    def update(self, task):
+        pass
+
+    def finish(self, task):
+        pass
+
+
+def test_progress_is_reported_and_does_not_change_results():
+    X, codes, _, _ = _problem(n=40, a=3, n_classes=2, seed=2)
+    quiet = _fit(Immigrate(max_iter=4, tol=0.0), X, codes)
+    quiet_bim = BoostedImmigrate(n_estimators=3, random_state=0).fit(X, codes)
+    rec = _Recorder()
+    with listen(rec):
+        loud = _fit(Immigrate(max_iter=4, tol=0.0, verbose=1), X, codes)
+        loud_bim = BoostedImmigrate(n_estimators=3, random_state=0, verbose=1).fit(X, codes)
+    np.testing.assert_array_equal(quiet.weights_, loud.weights_)
+    np.testing.assert_array_equal(quiet_bim.feature_importances_, loud_bim.feature_importances_)
+    by_name = {t.description: t for t in rec.tasks}
+    assert by_name["IMMIGRATE iterations"].done == loud.n_iter_ == 4
+    assert by_name["BIM rounds"].total == 3
+    assert by_name["BIM rounds"].done >= len(loud_bim.estimators_)
+    # the weak learners of BIM report no task of their own
+    assert sum(t.description == "IMMIGRATE iterations" for t in rec.tasks) == 1
+
+
+@pytest.mark.slow
+def test_truncated_estimator_matches_reference_on_a_larger_problem():
+    X, codes, W, sw = _problem(n=300, a=6, n_classes=3, seed=7)
+    for k in (5, 20):
+        _, _, lists = _lists(X, codes, k)
+        step = _neighbours.immigrate_step_truncated(X, lists, W, 0.5, sw, block_memory=0.01)
+        S, ent = _reference_step(X, codes, W, 0.5, sw, k)
+        np.testing.assert_allclose(step.scatter, S, rtol=1e-9, atol=1e-10)
+        assert step.entropy == pytest.approx(ent, rel=1e-9)
+    full = _record(X, codes, 300)
+    exact = _matrix_kernels.immigrate(
+        X, codes, np.eye(6) / np.sqrt(6), 1.0, max_iter=5, warn=False
+    )
+    trunc = _matrix_kernels.immigrate(
+        X, codes, np.eye(6) / np.sqrt(6), 1.0, max_iter=5, warn=False, neighbours=full
+    )
+    np.testing.assert_allclose(trunc.weights, exact.weights, atol=1e-10)
+    np.testing.assert_allclose(trunc.cost, exact.cost, rtol=1e-9)
