@@ -70,6 +70,10 @@ def _walk(
                 continue
             full = f"{modname}.{name}"
             entries.append((full, role, page(full)))
+            defined = f"{getattr(obj, '__module__', None)}.{name}"
+            if defined != full and role != "py:function":
+                # autodoc names base classes by their defining (private) module
+                entries.append((defined, role, f"{page(full)}#{full}"))
             if methods and role == "py:class":
                 for attr, value in vars(obj).items():
                     if attr.startswith("_") or not callable(value):

@@ -22,7 +22,7 @@ class codes ``0 .. n_classes - 1``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -210,6 +210,9 @@ class PairDiffs:
     working_memory : float, default=None
         MiB allowed for the cache; ``None`` uses scikit-learn's
         ``working_memory`` configuration (:data:`DEFAULT_WORKING_MEMORY` if unset).
+    missing : object with a ``pairs(ii, jj)`` method, default=None
+        When ``X`` has missing values: computes the completed differences of
+        the pairs ``(ii, jj)`` (:class:`localselect.margin._missing.ExpectedDiff`).
 
     Attributes
     ----------
@@ -226,9 +229,11 @@ class PairDiffs:
         *,
         block_memory: float | None = None,
         working_memory: float | None = None,
+        missing: Any = None,
     ) -> None:
         n, a = X.shape
         self.X = X
+        self.missing = missing
         block = (default_block_memory() if block_memory is None else block_memory) * 2**20
         if working_memory is None:
             working_memory = get_config().get("working_memory") or DEFAULT_WORKING_MEMORY
@@ -256,6 +261,11 @@ class PairDiffs:
         stored = self._store[k]
         if stored is not None:
             return stored
+        if self.missing is not None:
+            F = self.missing.pairs(*self.blocks[k])
+            if self.cached:
+                self._store[k] = F
+            return F
         first, last = self.blocks.ranges[k]
         n = self.X.shape[0]
         # Row i of the block holds the pairs (i, i+1 .. N-1): contiguous slices of X,

@@ -1,20 +1,47 @@
-"""Base classes shared by every local feature selector.
+"""Base classes and helpers shared by every feature selector.
 
-A *local* selector chooses a feature subset per sample rather than one subset
-for the whole data set. :class:`LocalSelectorMixin` turns a per-sample mask,
-returned by the subclass's ``_local_support_mask(X)``, into the scikit-learn
-selector API:
+"Which features matter where" has one answer per method, written here once
+and used alike by the API, the command line files and the HTML report:
 
-* :meth:`~LocalSelectorMixin.get_local_support` -- boolean mask (or index lists)
-  of shape ``(n_samples, n_features)`` for any ``X``;
-* :meth:`~LocalSelectorMixin.get_support` -- the features chosen for at least one
-  training sample (a global summary, so ``SelectFromModel``-style code works);
-* :meth:`~LocalSelectorMixin.transform` -- keeps the column count and zeroes the
-  entries a sample's subset leaves out, so pipelines still see a fixed-width
-  matrix.
+* :meth:`get_local_support(X) <LocalSelectorMixin.get_local_support>` -- a
+  boolean matrix of shape ``(n_samples, n_features)``: the subset the method
+  selects for each row;
+* :meth:`local_relevance(X) <LocalSelectorMixin.local_relevance>` -- a real
+  matrix of the same shape, in [0, 1], that grades the same answer (1 for a
+  feature every part of the method's decision for that row uses, 0 for one
+  no part uses);
+* :meth:`get_support() <LocalSelectorMixin.get_support>` -- the global
+  summary: the features selected for at least one training row by that same
+  per-row rule (for a global selector, its one subset);
+* ``relevance_scope`` -- ``"local"`` when rows may get different subsets,
+  ``"global"`` when every row gets the same one.
 
-The design follows ``imblearn.base.SamplerMixin``: the mixin does the
-validation and bookkeeping, the subclass supplies one private method.
+Per method (details in each estimator's Notes and in ``docs/index.md``):
+
+* **LFS** -- a row's subset is that of the region that decides it: of the
+  regions voting for the predicted class in eq. (11), the one nearest
+  relative to its radius; its relevance is the fraction of those deciding
+  regions that use each feature.
+* **GP** -- the row's subspace (Algorithm 2); relevance is the same as 0/1.
+* **LLDS** (``"profiles"``, ``"windows"``) -- the union of the features of
+  the ranked profiles (windows) the row matches, none matched giving an empty
+  subset; relevance is the fraction of the matched ones that use each
+  feature.
+* **Global methods** (Relief family, IMMIGRATE, Fisher, MRMR, LLDS
+  ``"features"``) -- the selector's one subset for every row, as 0/1 for the
+  relevance, with ``relevance_scope == "global"``.
+
+Training rows and new rows go through the same rule:
+``get_local_support()`` (no ``X``) equals ``get_local_support(X_train)`` for
+every local selector that keeps its training data.
+
+:class:`LocalSelectorMixin` turns a per-sample mask, returned by the
+subclass's ``_local_support_mask(X)``, into the scikit-learn selector API
+(the design follows ``imblearn.base.SamplerMixin``: the mixin does the
+validation and bookkeeping, the subclass supplies one private method).
+:class:`GlobalRelevanceMixin` gives a global selector the same per-row
+methods, and :func:`local_support` / :func:`local_relevance` work on any
+fitted scikit-learn selector.
 
 The module also holds the rules every estimator shares:
 
@@ -47,18 +74,22 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
-from localselect._docstrings import fill_doc
 
 __all__ = [
     "N_FEATURES_CONSTRAINT",
+    "GlobalRelevanceMixin",
     "LabelledFitMixin",
     "LocalSelectorMixin",
     "ScoreSelectorMixin",
     "check_classification_data",
+    "local_relevance",
+    "local_support",
+    "relevance_scope",
     "resolve_n_features",
     "top_k_support",
     "verbose_log",
 ]
+
 
 #: Parameter constraint of ``n_features_to_select``: a count, a fraction or None.
 N_FEATURES_CONSTRAINT: list = [
@@ -174,34 +205,15 @@ def verbose_log(logger: logging.Logger, verbose: int) -> Callable[..., None]:
     return log
 
 
-class ScoreSelectorMixin(SelectorMixin):
-    """Global selector keeping the features of highest ``feature_importances_``.
-
-    ``n_features_to_select`` follows :func:`top_k_support`. Subclasses extend
-    ``_parameter_constraints`` (``{**ScoreSelectorMixin._parameter_constraints,
-    ...}``, as scikit-learn's ``_BaseFilter`` subclasses do) and set
-    ``feature_importances_`` in ``fit``.
-    """
-
-    _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_CONSTRAINT}
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return top_k_support(self.feature_importances_, self.n_features_to_select)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
-
-
 class LocalSelectorMixin(TransformerMixin):
     """Mixin for estimators that select a feature subset per sample.
 
     Subclasses implement ``_local_support_mask(X)`` returning a boolean array of
     shape ``(n_samples, n_features_in_)`` for validated float input, and set a
     fitted attribute ``local_support_`` holding the masks of the training
-    samples (or override ``_training_local_support``).
+    samples (or override ``_training_local_support``). They may implement
+    ``_local_relevance(X)`` (real, same shape) for a graded answer; the
+    default is the mask as 0/1.
 
     Notes
     -----
@@ -209,16 +221,30 @@ class LocalSelectorMixin(TransformerMixin):
     mask: a downstream estimator sees zeros where a sample's subset leaves a
     feature out. This is the only fixed-width representation of per-sample
     subsets; use :meth:`get_local_support` when you need the masks themselves.
+
+    ``get_support()`` is the union of the training rows' masks, so
+    ``get_support()[j]`` says "feature ``j`` matters for at least one training
+    row"; ``get_local_support().mean(axis=0)`` (the selection frequency) says
+    for how many. Both come from the same per-row rule as new rows.
     """
 
+    #: Rows may get different subsets.
+    relevance_scope = "local"
+
     @abstractmethod
-    @fill_doc
     def _local_support_mask(self, X):
         """Boolean mask of shape (n_samples, n_features) for validated ``X``."""
+
+    def _local_relevance(self, X):
+        """Real relevance of shape (n_samples, n_features) for validated ``X``."""
+        return np.asarray(self._local_support_mask(X), dtype=bool).astype(np.float64)
 
     def _training_local_support(self):
         check_is_fitted(self)
         return np.asarray(self.local_support_, dtype=bool)
+
+    def _training_local_relevance(self):
+        return self._training_local_support().astype(np.float64)
 
     def _validate_for_local(self, X):
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
@@ -230,7 +256,7 @@ class LocalSelectorMixin(TransformerMixin):
         ----------
         X : array-like of shape (n_samples, n_features), default=None
             Samples to select features for. ``None`` returns the subsets of the
-            training samples.
+            training samples (the same rule applied to the training data).
         indices : bool, default=False
             If True, return a list of integer index arrays (one per sample)
             instead of a boolean matrix.
@@ -250,6 +276,26 @@ class LocalSelectorMixin(TransformerMixin):
             return [np.flatnonzero(row) for row in mask]
         return mask
 
+    def local_relevance(self, X=None):
+        """Per-sample relevance of each feature, in [0, 1].
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Samples to grade features for. ``None``: the training samples.
+
+        Returns
+        -------
+        relevance : ndarray of shape (n_samples, n_features)
+            Real-valued companion of :meth:`get_local_support`: every feature
+            that mask selects has positive relevance. See the estimator's
+            Notes for what the value means.
+        """
+        check_is_fitted(self)
+        if X is None:
+            return np.asarray(self._training_local_relevance(), dtype=np.float64)
+        return np.asarray(self._local_relevance(self._validate_for_local(X)), dtype=np.float64)
+
     def get_support(self, indices=False):
         """Features selected for at least one training sample.
 
@@ -261,7 +307,8 @@ class LocalSelectorMixin(TransformerMixin):
         Returns
         -------
         support : ndarray
-            Boolean mask of shape (n_features_in_,) or the selected indices.
+            Boolean mask of shape (n_features_in_,) or the selected indices:
+            the union of ``get_local_support()``'s rows.
         """
         mask = self._training_local_support().any(axis=0)
         return np.flatnonzero(mask) if indices else mask
@@ -269,7 +316,10 @@ class LocalSelectorMixin(TransformerMixin):
     def transform(self, X):
         """Zero, in each row, the features its local subset leaves out.
 
-        %(query_parameters)s
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input samples.
 
         Returns
         -------
@@ -300,11 +350,161 @@ class LocalSelectorMixin(TransformerMixin):
         return check_feature_names_in(self, input_features)
 
 
+class GlobalRelevanceMixin:
+    """Per-row methods for a global selector: every row gets ``get_support()``.
+
+    Put it left of ``SelectorMixin``. It adds :meth:`get_local_support` and
+    :meth:`local_relevance` with the signatures of
+    :class:`LocalSelectorMixin`, so code comparing methods row by row treats
+    global and local selectors alike; ``relevance_scope`` is ``"global"``.
+    """
+
+    #: Every row gets the same subset.
+    relevance_scope = "global"
+
+    def _n_rows(self, X):
+        if X is None:
+            raise ValueError(
+                f"{type(self).__name__} is a global selector and keeps no training rows; "
+                "pass X to get_local_support(X) / local_relevance(X) (every row gets "
+                "get_support())."
+            )
+        X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False)
+        return int(np.shape(X)[0])
+
+    def get_local_support(self, X=None, *, indices=False):
+        """The global subset, repeated for every row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; only their number is used. Required.
+        indices : bool, default=False
+            If True, return a list of integer index arrays, one per sample.
+
+        Returns
+        -------
+        support : ndarray of shape (n_samples, n_features) or list of ndarray
+            Every row equals ``get_support()``.
+        """
+        check_is_fitted(self)
+        n = self._n_rows(X)
+        mask = np.tile(np.asarray(self.get_support(), dtype=bool), (n, 1))
+        if indices:
+            return [np.flatnonzero(row) for row in mask]
+        return mask
+
+    def local_relevance(self, X=None):
+        """The global subset as 0/1, repeated for every row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; only their number is used. Required.
+
+        Returns
+        -------
+        relevance : ndarray of shape (n_samples, n_features)
+            ``get_local_support(X)`` as float.
+        """
+        return self.get_local_support(X).astype(np.float64)
+
+
+class ScoreSelectorMixin(GlobalRelevanceMixin, SelectorMixin):
+    """Global selector keeping the features of highest ``feature_importances_``.
+
+    Every row gets the one subset (:class:`GlobalRelevanceMixin`).
+    ``n_features_to_select`` follows :func:`top_k_support`. Subclasses extend
+    ``_parameter_constraints`` (``{**ScoreSelectorMixin._parameter_constraints,
+    ...}``, as scikit-learn's ``_BaseFilter`` subclasses do) and set
+    ``feature_importances_`` in ``fit``.
+    """
+
+    _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_CONSTRAINT}
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return top_k_support(self.feature_importances_, self.n_features_to_select)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+def relevance_scope(estimator) -> str:
+    """``"local"`` or ``"global"``: whether rows of ``estimator`` may get different subsets.
+
+    Parameters
+    ----------
+    estimator : fitted selector
+        A localselect selector or any scikit-learn selector (``get_support``).
+
+    Returns
+    -------
+    scope : str
+        The estimator's ``relevance_scope``; ``"global"`` for a selector
+        without one.
+    """
+    return str(getattr(estimator, "relevance_scope", "global"))
+
+
+def local_support(estimator, X, *, indices=False):
+    """Per-row subsets of any fitted selector (the rule of :mod:`localselect.base`).
+
+    Parameters
+    ----------
+    estimator : fitted selector
+        Has ``get_local_support`` (local or :class:`GlobalRelevanceMixin`) or
+        at least ``get_support`` (any scikit-learn selector: every row gets it).
+    X : array-like of shape (n_samples, n_features) or None
+        Rows; ``None`` for a local selector's training rows.
+    indices : bool, default=False
+        Return a list of index arrays instead of the mask.
+
+    Returns
+    -------
+    support : ndarray of shape (n_samples, n_features) or list of ndarray
+    """
+    if hasattr(estimator, "get_local_support"):
+        return estimator.get_local_support(X, indices=indices)
+    if not hasattr(estimator, "get_support"):
+        raise ValueError(
+            f"{type(estimator).__name__} has neither get_local_support nor get_support; "
+            "pass a fitted feature selector."
+        )
+    if X is None:
+        raise ValueError(f"{type(estimator).__name__} is a global selector; pass X.")
+    mask = np.tile(np.asarray(estimator.get_support(), dtype=bool), (len(X), 1))
+    return [np.flatnonzero(row) for row in mask] if indices else mask
+
+
+def local_relevance(estimator, X):
+    """Per-row relevance of any fitted selector, in [0, 1].
+
+    Parameters
+    ----------
+    estimator : fitted selector
+        As for :func:`local_support`.
+    X : array-like of shape (n_samples, n_features) or None
+        Rows; ``None`` for a local selector's training rows.
+
+    Returns
+    -------
+    relevance : ndarray of shape (n_samples, n_features)
+        ``estimator.local_relevance(X)`` when it has one, else the per-row
+        subsets as 0/1.
+    """
+    if hasattr(estimator, "local_relevance"):
+        return np.asarray(estimator.local_relevance(X), dtype=np.float64)
+    return np.asarray(local_support(estimator, X), dtype=bool).astype(np.float64)
+
+
 class LabelledFitMixin:
     """One ``fit(X, y)`` for the estimators trained on class labels.
 
-    ``fit`` validates ``X`` (float64, finite; sets ``n_features_in_`` and
-    ``feature_names_in_``) and ``y``, checks the target with
+    ``fit`` validates ``X`` (float64; finite unless the estimator's tags allow
+    NaN; sets ``n_features_in_`` and ``feature_names_in_``) and ``y``, checks the target with
     :func:`check_classification_data` (``_min_class_size`` samples per class,
     for the reason ``_class_size_reason``), sets ``classes_`` and calls the
     subclass's ``_fit(X, codes, log)`` with the integer class codes and the
@@ -335,7 +535,10 @@ class LabelledFitMixin:
         self : object
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        allow_nan = self.__sklearn_tags__().input_tags.allow_nan
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True
+        )
         self.classes_, codes = check_classification_data(
             type(self).__name__,
             y,

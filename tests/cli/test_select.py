@@ -216,8 +216,6 @@ def test_raw_input_methods_keep_missing_values_and_text(table, tmp_path, monkeyp
         (["--method", "fisher", "--target", "diagnosis", "--params", "alpha=3"],
          ["no parameter(s) alpha", "n_features_to_select"]),
         (["--method", "fisher", "--target", "diagnosis", "--params", "oops"], ["key=value"]),
-        (["--method", "fisher", "--target", "diagnosis", "--random-state", "1"],
-         ["--random-state does not apply"]),
         (["--method", "fisher", "--target", "diagnosis"], ["'patient'", "--drop patient"]),
     ],
 )  # fmt: skip
@@ -252,7 +250,7 @@ def test_unreadable_inputs(tmp_path, capsys):
     excel = tmp_path / "data.xlsx"
     excel.write_text("x")
     _one_line_error(capsys, ["select", "--method", "fisher", "--input", str(excel), "--target",
-                             "y"], ".csv, .tsv, .txt or .parquet")  # fmt: skip
+                             "y"], ".csv, .tsv, .txt or .parquet", ".gz, .bz2")  # fmt: skip
     one_class = tmp_path / "one.csv"
     pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": ["x", "x", "x"]}).to_csv(one_class, index=False)
     code = main(["select", "--method", "fisher", "--input", str(one_class), "--target", "y",
@@ -294,3 +292,229 @@ def test_library_warnings_become_one_line_each(table, tmp_path, capsys):
     assert "warning: did not converge in max_iter=3 iterations" in err
     assert "Traceback" not in err and "ConvergenceWarning" not in err
     assert "did not converge" in (out / "report.html").read_text()
+
+
+# -- issue #20: a user's own table ------------------------------------------------------------
+
+
+def _classes_table(tmp_path, *, vanish=False):
+    """Six classes of 20 rows; class 'f' misses f3 entirely when ``vanish``."""
+    rng = np.random.default_rng(1)
+    n = 120
+    codes = np.arange(n) % 6
+    X = rng.normal(size=(n, 4))
+    X[:, 0] += codes
+    frame = pd.DataFrame(X, columns=["f0", "f1", "f2", "f3"])
+    frame["cls"] = np.array(list("abcdef"))[codes]
+    frame.loc[::9, "f1"] = np.nan
+    if vanish:
+        frame.loc[frame["cls"] == "f", "f3"] = np.nan
+    path = tmp_path / ("vanish.csv" if vanish else "holes.csv")
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_dropping_rows_reports_the_classes_that_lose_rows(tmp_path, capsys):
+    path, frame = _classes_table(tmp_path)
+    out = tmp_path / "out"
+    assert main(["select", "--method", "fisher", "--input", str(path), "--target", "cls",
+                 "--out", str(out)]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    lost = frame[frame["f1"].isna()]["cls"].value_counts()
+    assert f"dropping {len(frame) - len(frame.dropna())} row(s) with missing values (f1 " in err
+    for label, n_lost in lost.items():
+        assert f"'{label}' 20->{20 - n_lost}" in err
+    assert json.loads((out / "importances.json").read_text())["missing"] == "drop"
+
+
+def test_dropping_rows_refuses_to_lose_a_class(tmp_path, capsys):
+    path, _ = _classes_table(tmp_path, vanish=True)
+    line = _one_line_error(capsys, ["select", "--method", "fisher", "--input", str(path),
+                                    "--target", "cls", "--out", str(tmp_path / "o")],
+                           "class(es) 'f' with 0 of its 20", "--missing impute")  # fmt: skip
+    assert "FisherScore needs at least 2 per class" in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_impute_keeps_rows_and_predict_imputes(tmp_path, capsys):
+    from sklearn.impute import SimpleImputer
+
+    path, frame = _classes_table(tmp_path, vanish=True)
+    out = tmp_path / "imputed"
+    assert main(["select", "--method", "fisher", "--input", str(path), "--target", "cls",
+                 "--missing", "impute", "--out", str(out)]) == 0  # fmt: skip
+    summary = json.loads((out / "importances.json").read_text())
+    assert summary["n_rows_used"] == len(frame) and summary["missing"] == "impute"
+    bundle = joblib.load(out / "model.joblib")
+    imputers = [
+        step
+        for _, transformer, _ in bundle["pipeline"].named_steps["prepare"].transformers_
+        for step in getattr(transformer, "steps", [(None, transformer)])
+        if isinstance(step[1], SimpleImputer)
+    ]
+    assert imputers and imputers[0][1].strategy == "median"
+    new = tmp_path / "new.csv"
+    frame.drop(columns="cls").iloc[:12].to_csv(new, index=False)  # rows 0 and 9 miss f1
+    predicted = tmp_path / "pred.csv"
+    capsys.readouterr()
+    assert main(["predict", "--model", str(out / "model.joblib"), "--input", str(new),
+                 "--out", str(predicted)]) == 0  # fmt: skip
+    assert "skipping" not in capsys.readouterr().err
+    assert len(pd.read_csv(predicted)) == 12
+
+
+def test_missing_keep_and_error(tmp_path, capsys):
+    path, frame = _classes_table(tmp_path, vanish=True)
+    out = tmp_path / "relieff"
+    # auto: ReliefF takes missing values itself, every row is used.
+    assert main(["select", "--method", "relieff", "--input", str(path), "--target", "cls",
+                 "--out", str(out)]) == 0  # fmt: skip
+    summary = json.loads((out / "importances.json").read_text())
+    assert summary["n_rows_used"] == len(frame) and summary["missing"] == "keep"
+    assert summary["features"][0]["feature"] == "f0"
+    _one_line_error(capsys, ["select", "--method", "relieff", "--input", str(path), "--target",
+                             "cls", "--missing", "error"], "row(s) have missing values",
+                    "--missing impute")  # fmt: skip
+    _one_line_error(capsys, ["select", "--method", "fisher", "--input", str(path), "--target",
+                             "cls", "--missing", "keep"],
+                    "FisherScore does not take missing values")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [
+        ("data.csv.gz", {}),
+        ("data.csv.bz2", {}),
+        ("data.csv.zip", {}),
+        ("data.csv.xz", {}),
+        ("data.tsv", {"sep": "\t"}),
+        ("data.tsv.gz", {"sep": "\t"}),
+        ("data.txt", {"sep": ";"}),
+    ],
+)
+def test_compressed_and_tsv_inputs(table, tmp_path, name, kwargs):
+    _, frame = table
+    path = tmp_path / name
+    frame.to_csv(path, index=False, **kwargs)
+    out = tmp_path / "out"
+    assert main(["select", "--method", "fisher", "--input", str(path), "--target", "diagnosis",
+                 "--drop", "patient", "--out", str(out)]) == 0  # fmt: skip
+    assert json.loads((out / "importances.json").read_text())["n_rows_used"] == len(frame) - 1
+
+
+def test_duplicate_column_names_are_refused(tmp_path, capsys):
+    path = tmp_path / "dup.csv"
+    path.write_text("a,b,a,y\n1,2,3,0\n2,3,4,1\n3,4,5,0\n4,5,6,1\n")
+    _one_line_error(capsys, ["select", "--method", "fisher", "--input", str(path), "--target",
+                             "y"], "column name 'a' appears 2 times (columns 1, 3)")  # fmt: skip
+
+
+def test_reused_out_has_no_stale_files(table, tmp_path, capsys):
+    path, _ = table
+    out = tmp_path / "out"
+    base = ["select", "--input", str(path), "--target", "diagnosis", "--drop", "patient",
+            "--out", str(out)]  # fmt: skip
+    assert main([*base, "--method", TINY, "--report"]) == 0
+    assert (out / "report.html").exists()
+    capsys.readouterr()
+    assert main([*base, "--method", "fisher"]) == 0
+    assert not (out / "report.html").exists()
+    assert "removed report.html" in capsys.readouterr().err
+
+
+def test_predict_with_a_table_as_model_says_so(table, tmp_path, capsys):
+    path, _ = table
+    line = _one_line_error(capsys, ["predict", "--model", str(path), "--input", str(path)],
+                           "is not a localselect model", "pass it as --input")  # fmt: skip
+    assert "119" not in line
+    junk = tmp_path / "model.joblib"
+    junk.write_bytes(b"\x00\x01 not a pickle")
+    _one_line_error(capsys, ["predict", "--model", str(junk), "--input", str(path)],
+                    "is not a localselect model", "joblib cannot read it")  # fmt: skip
+
+
+def test_random_state_for_a_method_without_randomness_is_noted(table, tmp_path, capsys):
+    path, _ = table
+    assert (
+        main(
+            [
+                "select",
+                "--method",
+                "fisher",
+                "--input",
+                str(path),
+                "--target",
+                "diagnosis",
+                "--drop",
+                "patient",
+                "--random-state",
+                "1",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "note: --random-state is unused: FisherScore has no randomness" in err
+
+
+def test_n_features_beyond_the_features_warns_and_stays_an_int(table, tmp_path, capsys):
+    path, _ = table
+    out = tmp_path / "o"
+    assert (
+        main(
+            [
+                "select",
+                "--method",
+                "fisher",
+                "--input",
+                str(path),
+                "--target",
+                "diagnosis",
+                "--drop",
+                "patient",
+                "--n-features",
+                "500",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert "--n-features 500 is more than the 5 features; all 5 are kept" in (
+        capsys.readouterr().err
+    )
+    params = json.loads((out / "importances.json").read_text())["params"]
+    assert params["n_features_to_select"] == 500
+
+
+def test_discretizer_params_from_the_command_line(capsys):
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    from localselect.lift import MahalanobisQuantileDiscretizer
+
+    parsed = _select._parse_params(["discretizer=mahalanobis:3"])["discretizer"]
+    assert isinstance(parsed, MahalanobisQuantileDiscretizer) and parsed.n_bins == 3
+    parsed = _select._parse_params(['discretizer={"name": "kbins", "n_bins": 4}'])["discretizer"]
+    assert isinstance(parsed, KBinsDiscretizer) and parsed.n_bins == 4
+    assert parsed.encode == "ordinal"
+    assert _select._parse_params(["discretizer=auto"])["discretizer"] == "auto"
+    with pytest.raises(Exception, match="unknown discretizer 'zzz'"):
+        _select._parse_params(["discretizer=zzz:3"])
+
+
+def test_llds_error_advice_works_on_the_command_line(tmp_path):
+    # The LLDS error names --params discretizer=mahalanobis:3; that form must run.
+    rng = np.random.default_rng(0)
+    y = np.repeat(["a", "b"], 30)
+    frame = pd.DataFrame({"x1": rng.normal(size=60) + (y == "b"), "x2": rng.normal(size=60)})
+    frame["y"] = y
+    path = tmp_path / "cont.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "o"
+    assert main(["select", "--method", "llds", "--input", str(path), "--target", "y",
+                 "--params", "discretizer=mahalanobis:3", "max_features=1",
+                 "--out", str(out)]) == 0  # fmt: skip
+    params = json.loads((out / "importances.json").read_text())["params"]
+    assert params["discretizer"] == "MahalanobisQuantileDiscretizer()"  # n_bins=3 is its default

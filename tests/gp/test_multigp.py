@@ -128,3 +128,18 @@ def test_jittered_cholesky_handles_singular_matrix():
     L = jittered_cholesky(K)
     np.testing.assert_allclose(L @ L.T, K, atol=1e-6)
     assert np.all(np.isfinite(L))
+
+
+@given(st.integers(0, 10_000), hypers)
+def test_leave_one_out_posterior_matches_refits(seed, hyper):
+    from localselect.gp import fit_posterior
+
+    X, Y = _data(seed, n=12)
+    mean = Y.mean(axis=0)
+    gp = fit_posterior(X, Y, mean, hyper)
+    loo_means, loo_var = gp.predict_loo()
+    for i in (0, 5, 11):
+        keep = np.arange(12) != i
+        m, v = fit_posterior(X[keep], Y[keep], mean, hyper).predict(X[i : i + 1])
+        np.testing.assert_allclose(loo_means[i], m[0], rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(loo_var[i], v[0], rtol=1e-6, atol=1e-10)

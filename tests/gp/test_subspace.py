@@ -53,3 +53,37 @@ def test_correlation_penalty_skips_a_redundant_feature():
     np.testing.assert_array_equal(
         select_subspaces(power, np.eye(7), 2.1)[0], [1, 0, 0, 0, 0, 0, 0]
     )
+
+
+@given(st.integers(0, 10_000))
+def test_path_gives_every_gamma_of_algorithm2(seed):
+    # One path (down to gamma_min) holds the subspace of every gamma >= gamma_min.
+    from localselect.gp._subspace import path_mask, subspace_path, subspace_sizes
+
+    power, corr = _problem(seed)
+    order, critical = subspace_path(power, corr, 0.0)
+    assert np.all(np.diff(critical, axis=1) <= 0) or np.all(
+        np.isnan(np.diff(critical, axis=1)) | (np.diff(critical, axis=1) <= 0)
+    )
+    for gamma in (0.0, 0.7, 1.5, 2.5):
+        mask = path_mask(order, critical, gamma)
+        np.testing.assert_array_equal(mask, subspace_reference(power, corr, gamma))
+        np.testing.assert_array_equal(subspace_sizes(critical, gamma), mask.sum(axis=1))
+
+
+def test_floor_stops_the_path_for_every_gamma():
+    power, corr = _problem(3, n=20, m=9)
+    floor = np.quantile(power, 0.6, axis=1)
+    for gamma in (-np.inf, 0.0, 1.0):
+        mask = select_subspaces(power, corr, gamma, floor)
+        assert mask.any(axis=1).all()
+        # Beyond the first (most powerful) feature, nothing below the floor joins.
+        rest = mask.copy()
+        rest[np.arange(20), np.argmax(power, axis=1)] = False
+        assert np.all(power[rest] >= np.repeat(floor, rest.sum(axis=1)))
+        # The floor only shortens Algorithm 2's subspaces.
+        if np.isfinite(gamma):
+            assert np.all(mask <= select_subspaces(power, corr, gamma))
+    np.testing.assert_array_equal(
+        select_subspaces(power, corr, -np.inf), np.ones_like(power, bool)
+    )

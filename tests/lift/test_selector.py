@@ -204,10 +204,10 @@ def test_verbose_logs(caplog):
     ("params", "X", "y", "match"),
     [
         (
-            {},
+            {"discretizer": None},
             np.array([[0.5, 1.0], [0.2, 2.0], [0.1, 0.0]]),
             [0, 1, 0],
-            "MahalanobisQuantileDiscretizer",
+            "discretizer=mahalanobis:3",
         ),
         ({"min_support": 1.5}, np.array([[0, 1], [1, 0]]), [0, 1], "min_support"),
         ({"min_support": -0.1}, np.array([[0, 1], [1, 0]]), [0, 1], "min_support"),
@@ -239,3 +239,25 @@ def test_constant_feature_and_string_labels():
     sel = LiftFeatureSelector().fit(X, ["a", "b", "a", "b"])
     assert np.isfinite(sel.results_["score"]).all()
     assert sel.results_.iloc[0]["features"] == ("d",)
+
+
+def test_default_discretizer_bins_continuous_columns_by_tertiles():
+    # Issue #20: the default must take continuous (and negative) data, as
+    # scikit-learn's check_positive_only_tag_during_fit requires.
+    from sklearn.utils.estimator_checks import check_positive_only_tag_during_fit
+
+    check_positive_only_tag_during_fit("LiftFeatureSelector", LiftFeatureSelector())
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 60)
+    X = np.column_stack([y + 0.4 * rng.normal(size=120), rng.normal(size=120), y % 2])
+    X[::7, 0] = np.nan
+    auto = LiftFeatureSelector(max_features=1).fit(X, y)
+    # Column 0 cut at its sample tertiles by hand; column 2 (integers) kept as it is.
+    q1, q2 = np.nanquantile(X[:, 0], [1 / 3, 2 / 3])
+    by_hand = X.copy()
+    by_hand[:, 0] = np.where(np.isnan(X[:, 0]), np.nan, (X[:, 0] > q1) * 1.0 + (X[:, 0] > q2))
+    q1, q2 = np.quantile(X[:, 1], [1 / 3, 2 / 3])
+    by_hand[:, 1] = (X[:, 1] > q1) * 1.0 + (X[:, 1] > q2)
+    explicit = LiftFeatureSelector(max_features=1, discretizer=None).fit(by_hand, y)
+    assert auto.results_.equals(explicit.results_)
+    assert [len(c) for c in auto.categories_] == [3, 3, 2]

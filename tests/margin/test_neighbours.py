@@ -79,7 +79,7 @@ def test_k_at_least_the_class_sizes_equals_the_exact_kernels(k):
         assert step.entropy == pytest.approx(exact.entropy, rel=1e-10)
         np.testing.assert_allclose(_neighbours.dropped_weight_bound(X, lists, W, 0.8), 0.0)
     # Expected distances need only every sample of each class (12 here).
-    loo = _neighbours.expected_distances_truncated(X, X, nb.index, nb.distance, W, 0.8)
+    loo = _neighbours.expected_distances_truncated(X, X, nb.indices, nb.distance, W, 0.8)
     np.testing.assert_allclose(
         loo,
         _matrix_kernels.expected_distances(X, X, codes, 3, W, 0.8, leave_one_out=True),
@@ -251,3 +251,101 @@ def test_truncated_estimator_matches_reference_on_a_larger_problem():
     )
     np.testing.assert_allclose(trunc.weights, exact.weights, atol=1e-10)
     np.testing.assert_allclose(trunc.cost, exact.cost, rtol=1e-9)
+
+
+def _reference_vector_step(X, codes, w, sigma, sw, k, outlier):
+    """Sample by sample: IM4E / I-RELIEF margin vector over the k nearest hits/misses."""
+    n, a = X.shape
+    z = np.zeros(a)
+    ent = 0.0
+    for i in range(n):
+        dist = np.linalg.norm(X - X[i], axis=1)
+        parts = []
+        for mask in (codes == codes[i], codes != codes[i]):
+            mask = mask.copy()
+            mask[i] = False
+            cand = np.flatnonzero(mask)
+            cand = cand[np.argsort(dist[cand], kind="stable")[:k]]
+            D = np.abs(X[cand] - X[i])
+            logit = -(D @ w) / sigma
+            lse = logsumexp(logit)
+            p = np.exp(logit - lse)
+            parts.append((D, p, lse, -np.sum(p * np.log(p))))
+        (Dh, ph, lh, eh), (Dm, pm, lm, em) = parts
+        s = sw[i]
+        if outlier:
+            s *= 1.0 - np.exp(lm - np.logaddexp(lh, lm))
+        z += s * (pm @ Dm - ph @ Dh)
+        ent += s * (em - eh)
+    return z, ent
+
+
+@pytest.mark.parametrize("outlier", [False, True])
+@pytest.mark.parametrize("k", [2, 6])
+def test_truncated_vector_step_matches_reference(k, outlier):
+    X, codes, _, sw = _problem()
+    w = np.abs(np.random.default_rng(3).normal(size=X.shape[1]))
+    _, _, lists = _lists(X, codes, k)
+    step = _neighbours.margin_vector_step_truncated(
+        X, lists, w, 0.6, sw, outlier=outlier, block_memory=0.001
+    )
+    z, ent = _reference_vector_step(X, codes, w, 0.6, sw, k, outlier)
+    np.testing.assert_allclose(step.z, z, rtol=1e-10, atol=1e-12)
+    assert step.entropy == pytest.approx(ent, rel=1e-10)
+
+
+@pytest.mark.parametrize("kernel", ["im4e", "irelief"])
+def test_vector_kernels_with_full_k_equal_exact(kernel):
+    from localselect.margin import _vector_kernels
+
+    X, codes, _, _ = _problem()
+    full = _record(X, codes, 40)
+    func = getattr(_vector_kernels, kernel)
+    exact = func(X, codes, 1.0, max_iter=5, warn=False)
+    trunc = func(X, codes, 1.0, max_iter=5, warn=False, neighbours=full)
+    np.testing.assert_allclose(trunc.weights, exact.weights, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(trunc.cost, exact.cost, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["IM4E", "IRelief"])
+def test_vector_estimators_auto_rule_and_progress(name, monkeypatch):
+    import localselect
+
+    cls = getattr(localselect, name)
+    X, codes, _, _ = _problem(n=80, a=4, n_classes=2, seed=4)
+    small = _fit(cls(), X, codes)
+    assert small.n_neighbors_ is None
+    monkeypatch.setattr(_neighbours, "EXACT_MAX_SAMPLES", 50)
+    rec = _Recorder()
+    with listen(rec):
+        big = _fit(cls(verbose=1), X, codes)
+    assert big.n_neighbors_ == 100
+    # k = 100 covers every class here, so the truncated fit equals the exact one.
+    np.testing.assert_allclose(big.feature_importances_, small.feature_importances_, atol=1e-12)
+    (task,) = [t for t in rec.tasks if t.description.endswith("iterations")]
+    assert task.done == big.n_iter_
+
+
+def test_bim_shared_query_votes_equal_the_learners_own_predictions():
+    X, codes, _, _ = _problem(n=60, a=4, n_classes=3, seed=6)
+    model = BoostedImmigrate(n_estimators=5, n_neighbors=6, random_state=0).fit(X, codes)
+    Xq = np.random.default_rng(0).normal(size=(15, 4))
+    votes = np.zeros((15, 3))
+    for est, alpha in zip(model.estimators_, model.estimator_weights_):
+        votes[np.arange(15), np.argmin(est.expected_distances(Xq), axis=1)] += alpha
+    np.testing.assert_allclose(model.predict_proba(Xq), votes / votes.sum(axis=1, keepdims=True))
+
+
+def test_simba_reports_its_iterations():
+    from localselect import Simba
+
+    X, codes, _, _ = _problem(n=40, a=3, n_classes=2, seed=8)
+    rec = _Recorder()
+    with listen(rec):
+        model = _fit(Simba(n_features_to_select=2, max_iter=5), X, codes)
+    (task,) = [t for t in rec.tasks if t.description == "Simba iterations"]
+    assert task.done == model.n_iter_ and task.total == 5
+    np.testing.assert_array_equal(
+        model.feature_importances_,
+        _fit(Simba(n_features_to_select=2, max_iter=5), X, codes).feature_importances_,
+    )

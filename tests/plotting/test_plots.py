@@ -157,3 +157,29 @@ def test_lazy_names_and_the_lift_table_guard():
             plotting.plot_lift_table  # noqa: B018
     else:
         assert callable(plotting.plot_lift_table)
+
+
+def test_infinite_scores_are_drawn_as_labelled_bars():
+    # Issue #20: a Fisher score of inf ranked first but was an empty bar, with a
+    # RuntimeWarning from matplotlib.
+    import warnings
+
+    from localselect import FisherScore
+
+    y = np.repeat([0, 1], 10)
+    X = np.column_stack([y.astype(float), np.arange(20.0) % 7, np.arange(20.0) % 3])
+    fisher = FisherScore(n_features_to_select=2).fit(X, y)
+    assert np.isposinf(fisher.feature_importances_[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plot_selection_frequency(fisher, top=3)
+        fig.canvas.draw()
+    heights = [p.get_height() for p in fig.axes[0].patches]
+    finite = fisher.feature_importances_[1:]
+    assert np.all(np.isfinite(heights))
+    assert heights[0] == pytest.approx(1.1 * finite.max())
+    assert fig.axes[0].patches[0].get_hatch() == "//"
+    assert [t.get_text() for t in fig.axes[0].texts] == ["inf"]
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

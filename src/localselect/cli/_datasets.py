@@ -5,29 +5,37 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from localselect.cli._terminal import print_table
 from localselect.datasets import list_datasets, load_dataset
 
 
 def show_dataset_list(console: Console, *, data_home: str | None = None) -> int:
     """Print every known data set with its shape, classes, papers and availability."""
     table_df = list_datasets(data_home=data_home)
-    table = Table(title="localselect data sets", show_lines=False)
-    for col in ("name", "n_samples", "n_features", "n_classes", "papers", "available"):
-        table.add_column(
-            col, justify="right" if col.startswith("n_") else "left", no_wrap=col == "name"
-        )
-    for row in table_df.itertuples(index=False):
-        table.add_row(
-            str(row.name),
+    headers = ["name", "samples", "features", "classes", "here", "papers"]
+    rows = [
+        [
+            escape(str(row.name)),
             str(row.n_samples),
             str(row.n_features),
             str(row.n_classes),
-            str(row.papers),
             "[green]yes[/green]" if row.available else "[red]no[/red]",
-        )
-    console.print(table)
+            escape(str(row.papers)),
+        ]
+        for row in table_df.itertuples(index=False)
+    ]
+    print_table(
+        console,
+        "localselect data sets",
+        headers,
+        rows,
+        shrink=["papers"],
+        right=["samples", "features", "classes"],
+        note="(papers cut to the terminal width; `localselect datasets show NAME` lists them)",
+    )
     n_here = int(table_df["available"].sum())
     console.print(f"{n_here} of {len(table_df)} available here.")
     return 0

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
@@ -32,6 +32,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from localselect.base import LocalSelectorMixin
+from localselect.cli._terminal import print_table
 from localselect.datasets import make_lfs_synthetic
 from localselect.utils import fast_estimators
 
@@ -153,32 +154,40 @@ def run_demo(
         0 when every method ran, 1 when at least one failed (its row says why).
     """
     problems = demo_problems(random_state, quick)
-    table = Table(title="localselect demo: test accuracy, fit time and selected features")
-    for col in ("data", "method", "accuracy", "fit (s)", "selected features", "recovery"):
-        table.add_column(
-            col,
-            justify="right" if col in ("accuracy", "fit (s)") else "left",
-            no_wrap=col in ("data", "method", "accuracy", "fit (s)"),
-        )
+    where = "results.csv beside report.html" if report else "results.csv of --report DIR"
     baseline = KNeighborsClassifier(n_neighbors=5)
     rows: list[DemoRow] = []
     for problem in problems:
-        candidates = [("5-NN, all features", baseline), *fast_estimators("demo")]
+        cells: list[list[str]] = []
+        candidates = [
+            ("5-NN, all features", baseline),
+            *fast_estimators("demo", ["classifier", "selector"]),
+        ]
         for name, est in candidates:
             row = _run_one(problem, name, est, random_state)
             rows.append(row)
             if row.error is not None:
-                table.add_row(problem.name, name, "-", "-", f"[red]failed: {row.error}[/red]", "-")
+                error = escape(row.error)
+                cells.append([name, "-", "-", f"[red]failed: {error}[/red]", "-"])
             else:
-                table.add_row(
-                    problem.name,
-                    name,
-                    f"{row.accuracy:.3f}",
-                    f"{row.seconds:.2f}",
-                    row.selected,
-                    row.recovery,
+                cells.append(
+                    [
+                        name,
+                        f"{row.accuracy:.3f}",
+                        f"{row.seconds:.2f}",
+                        escape(row.selected),
+                        row.recovery,
+                    ]
                 )
-    console.print(table)
+        print_table(
+            console,
+            f"localselect demo on {problem.name}: test accuracy, fit time, selected features",
+            ["method", "accuracy", "fit s", "selected", "recovery"],
+            cells,
+            shrink=["selected", "recovery"],
+            right=["accuracy", "fit s"],
+            note=f"(cut to the terminal width; full values in {where})",
+        )
     if report is not None:
         path = write_demo_report(Path(report), problems, rows)
         console.print(f"report written to {path}", highlight=False, soft_wrap=True)

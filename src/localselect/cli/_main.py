@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import warnings
 from collections.abc import Sequence
 
 from rich.console import Console
 
 import localselect
-from localselect.cli._errors import CLIError
+from localselect.cli._errors import CLIError, set_verbose, show_warning
 
 __all__ = ["build_parser", "main"]
 
@@ -255,6 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     from localselect.cli._progress import progress_bars
 
+    set_verbose(verbose)
+    shown = warnings.showwarning
+    warnings.showwarning = show_warning
     try:
         with progress_bars():
             return handlers[args.command](args, console)
@@ -267,3 +271,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"localselect: error: {message} (run with -v for details)", file=sys.stderr)
         return 2 if isinstance(exc, CLIError) else 1
+    finally:
+        warnings.showwarning = shown

@@ -1,7 +1,9 @@
 """The HTML report and its figures, shared by ``localselect select`` and ``demo``.
 
-Figures are chosen by duck typing (local support, ``feature_importances_``,
-a weight matrix ``weights_``, an LLDS ``results_`` table) and embedded as
+Figures are chosen by the estimator's ``relevance_scope`` and duck typing
+(per-row subsets, importances, a weight matrix ``weights_``, an LLDS
+``results_`` table); the selection figures plot the arrays ``select`` writes
+to its files. Figures are embedded as
 base64 PNG, so a report is one self-contained file.
 """
 
@@ -44,24 +46,40 @@ def _lift_figure(estimator: Any, data: Any, labels: Any) -> list[tuple[str, Any]
 
 
 def _figures(
-    estimator: Any, names: list[str], labels: Any, data: Any = None
+    estimator: Any,
+    names: list[str],
+    labels: Any,
+    data: Any = None,
+    *,
+    importances: pd.DataFrame | None = None,
+    masks: np.ndarray | None = None,
 ) -> list[tuple[str, Any]]:
-    """The figures that apply to this estimator, by duck typing."""
+    """The figures that apply to this estimator.
+
+    The bar chart plots the ``importance`` column of ``importances`` (red:
+    ``selected``) and the subsets figure rows of ``masks``: the arrays the
+    CSV and JSON files hold. Without them they are derived from the
+    estimator by the same rule (:mod:`localselect.base`).
+    """
     from localselect import plotting
+    from localselect.base import local_support, relevance_scope
 
     figures = []
-    has_local = hasattr(estimator, "get_local_support")
-    if has_local or hasattr(estimator, "feature_importances_"):
-        what = "Selection frequency across regions" if has_local else "Feature importances"
-        highlight = None
-        if not has_local and hasattr(estimator, "get_support"):
-            highlight = np.asarray(estimator.get_support(), dtype=bool)
-            what += " (red: selected)"
+    local = relevance_scope(estimator) == "local" and hasattr(estimator, "get_local_support")
+    if masks is None and local:
+        masks = np.asarray(local_support(estimator, None), dtype=bool)
+    if importances is not None:
+        by_name = importances.set_index("feature")
+        values = by_name.loc[names, "importance"].to_numpy(dtype=float)
+        highlight = by_name.loc[names, "selected"].to_numpy(dtype=bool)
+        source = importances.attrs.get("importance_source", "importance")
+        what = f"{'Selection frequency across rows' if local else 'Feature importances'}"
+        what += f" ({source}; red: selected for at least one row)"
         figures.append(
             (
                 what,
                 plotting.plot_selection_frequency(
-                    estimator,
+                    values,
                     feature_names=names,
                     top=min(40, len(names)),
                     highlight=highlight,
@@ -69,8 +87,26 @@ def _figures(
                 ),
             )
         )
-    if has_local:
-        masks = np.asarray(estimator.get_local_support(), dtype=bool)
+    elif local or hasattr(estimator, "feature_importances_"):
+        what = "Selection frequency across rows" if local else "Feature importances"
+        highlight = None
+        if not local and hasattr(estimator, "get_support"):
+            highlight = np.asarray(estimator.get_support(), dtype=bool)
+            what += " (red: selected)"
+        source = masks if local else estimator
+        figures.append(
+            (
+                what,
+                plotting.plot_selection_frequency(
+                    source,
+                    feature_names=names,
+                    top=min(40, len(names)),
+                    highlight=highlight,
+                    title=what,
+                ),
+            )
+        )
+    if local and masks is not None and masks.shape[0] > 0:
         rows = np.linspace(0, masks.shape[0] - 1, min(12, masks.shape[0])).astype(int)
         figures.append(
             (
@@ -109,12 +145,17 @@ def render_html_report(
     estimator: Any,
     feature_names: list[str],
     importances: pd.DataFrame | None = None,
+    masks: np.ndarray | None = None,
     labels: Any = None,
     warning_lines: list[str] | None = None,
     extra_html: str = "",
     data: Any = None,
 ) -> str:
-    """A self-contained HTML page: run summary, tables and the figures as base64 PNG."""
+    """A self-contained HTML page: run summary, tables and the figures as base64 PNG.
+
+    ``importances`` and ``masks`` are the arrays ``select`` writes to its files;
+    the figures plot exactly those (see :func:`_figures`).
+    """
     rows = "".join(
         f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>"
         for k, v in summary.items()
@@ -153,7 +194,9 @@ def render_html_report(
         parts.append("<h2>Best results</h2>")
         parts.append(_table_html(results.head(10)))
     try:
-        figures = _figures(estimator, feature_names, labels, data)
+        figures = _figures(
+            estimator, feature_names, labels, data, importances=importances, masks=masks
+        )
     except ImportError as exc:
         figures = []
         parts.append(f'<p class="warn">No figures: {html.escape(str(exc))}</p>')

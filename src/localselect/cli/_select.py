@@ -4,10 +4,14 @@
 
 * ``selected_features.csv``: one row per sample used (its row number in the
   input), a 0/1 column per feature, ``n_selected`` and ``selected`` (names);
-  a global selector's subset is repeated on every row;
-* ``importances.csv`` and ``importances.json``: per feature, the method's
-  ``feature_importances_`` (or the selection frequency across samples), the
-  selection frequency and whether it is in the global subset;
+  a global selector's subset is repeated on every row. The subsets follow
+  the per-method definitions of :mod:`localselect.base`, and every other
+  output (importances, summary line, report figures) is computed from them;
+* ``importances.csv`` and ``importances.json``: per feature, the importance
+  (a local selector's selection frequency across rows; a global one's
+  ``feature_importances_``), the selection frequency, the mean
+  ``local_relevance`` and whether any row selects it (``get_support()``);
+  the JSON adds the run, ``relevance_scope`` and the mean subset size;
 * ``model.joblib``: the fitted preparation and estimator, for ``predict``;
 * ``results.csv`` when the estimator has a ``results_`` table (LLDS);
 * ``report.html`` with ``--report``: a page with the figures embedded.
@@ -31,21 +35,17 @@ import time
 import warnings
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-from rich.console import Console
+from localselect.cli._errors import CLIError, note, warn
 
-from localselect.cli._errors import CLIError, warn
-from localselect.cli._report import render_html_report
-from localselect.cli._table import _AsText as _AsText  # pickled by older model.joblib files
-from localselect.cli._table import (
-    check_columns,
-    preparation_steps,
-    prepare_table,
-    read_table,
-)
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    from rich.console import Console
+
+# numpy, pandas and the table and report helpers are imported where they are used,
+# so building the parser (``localselect --help``) imports none of them.
 
 __all__ = ["METHODS", "RAW_INPUT_METHODS", "resolve_method", "run_predict", "run_select"]
 
@@ -68,6 +68,28 @@ METHODS: dict[str, str] = {
 RAW_INPUT_METHODS = frozenset({"llds"})
 
 _MODEL_FORMAT = 1
+
+#: Every file ``select`` may write; those a run does not write are removed from
+#: ``--out``, so a reused folder holds no stale report or results of another run.
+OUTPUT_FILES = (
+    "selected_features.csv",
+    "importances.csv",
+    "importances.json",
+    "results.csv",
+    "model.joblib",
+    "report.html",
+)
+
+#: Fewest rows a class may keep when ``--missing drop`` removes incomplete rows.
+MIN_ROWS_PER_CLASS = 2
+
+
+def _takes_nan(estimator: Any) -> bool:
+    """Whether the estimator accepts NaN itself (scikit-learn's ``allow_nan`` tag)."""
+    try:
+        return bool(estimator.__sklearn_tags__().input_tags.allow_nan)
+    except AttributeError:
+        return False
 
 
 def resolve_method(name: str) -> type:
@@ -107,8 +129,10 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         description=(
             "Fit a feature selection method on a table and write per-sample selected "
             "features, global importances, the fitted model and (--report) an HTML page. "
-            "Numeric columns are z-scored, text and category columns one-hot encoded, "
-            "rows with missing values dropped (LLDS takes the table as it is)."
+            "Numeric columns are z-scored, text and category columns one-hot encoded; "
+            "missing values are kept for the methods that take them and otherwise "
+            "handled as --missing says (LLDS takes the table as it is). Input: CSV, TSV "
+            "or text, compressed or not (.gz, .bz2, .zip, .xz, .zst), or Parquet."
         ),
     )
     p.add_argument(
@@ -116,18 +140,43 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         required=True,
         help=f"one of {', '.join(sorted(METHODS))}, or module:Class for any estimator",
     )
-    p.add_argument("--input", required=True, help="CSV (.csv, .tsv, .txt) or Parquet file")
+    p.add_argument(
+        "--input",
+        required=True,
+        help="CSV/TSV/TXT file, compressed or not (.csv.gz, .bz2, .zip, .xz, .zst), or Parquet",
+    )
     p.add_argument("--target", required=True, help="name of the label column")
     p.add_argument(
         "--params",
         nargs="+",
         default=[],
         metavar="K=V",
-        help="estimator parameters, e.g. alpha=10 sigma=0.5 (values parsed as Python literals)",
+        help="estimator parameters, e.g. alpha=10 sigma=0.5 (values parsed as Python "
+        "literals or JSON); discretizer=mahalanobis:3, kbins:5 or auto for LLDS",
     )
     p.add_argument("--n-features", type=int, default=None, help="sets n_features_to_select")
-    p.add_argument("--random-state", type=int, default=None, help="sets random_state")
-    p.add_argument("--n-jobs", type=int, default=None, help="sets n_jobs")
+    p.add_argument(
+        "--random-state",
+        type=int,
+        default=None,
+        help="sets random_state (a method without randomness notes that it is unused)",
+    )
+    p.add_argument(
+        "--n-jobs",
+        type=int,
+        default=None,
+        help="sets n_jobs (a method without parallel work notes that it is unused)",
+    )
+    p.add_argument(
+        "--missing",
+        choices=["auto", "keep", "impute", "drop", "error"],
+        default="auto",
+        help="rows with missing feature values: keep them (methods that take NaN: the "
+        "Relief family, immigrate, bim), impute (SimpleImputer inside the saved model, "
+        "so predict imputes too), drop (reports the classes that lose rows; refused if "
+        "a class would keep fewer than 2 rows) or error. auto: keep when the method "
+        "takes NaN, else drop",
+    )
     p.add_argument("--out", default="localselect-output", help="output folder")
     p.add_argument("--report", action="store_true", help="also write report.html with figures")
     p.add_argument("--drop", nargs="+", default=[], metavar="COLUMN", help="columns to ignore")
@@ -165,6 +214,42 @@ def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
+#: ``--params discretizer=NAME[:N_BINS]``: the discretizers a command line can name.
+DISCRETIZERS = {
+    "mahalanobis": ("localselect.lift:MahalanobisQuantileDiscretizer", {}),
+    "kbins": ("sklearn.preprocessing:KBinsDiscretizer", {"encode": "ordinal"}),
+}
+
+
+def _discretizer(value: Any) -> Any:
+    """``mahalanobis:3`` or ``{"name": "kbins", "n_bins": 5}`` -> a discretizer object."""
+    if isinstance(value, dict):
+        spec = dict(value)
+        name = str(spec.pop("name", ""))
+    elif isinstance(value, str) and value != "auto":
+        name, _, bins = value.partition(":")
+        spec = {}
+        if bins:
+            if not bins.isdigit():
+                raise CLIError(f"discretizer={value!r}: the number of bins must be an integer")
+            spec["n_bins"] = int(bins)
+    else:
+        return value
+    if name.lower() not in DISCRETIZERS:
+        raise CLIError(
+            f"unknown discretizer {name!r}; use discretizer=auto, "
+            + ", ".join(f"{n}:N_BINS" for n in DISCRETIZERS)
+            + ' or JSON such as \'{"name": "mahalanobis", "n_bins": 3}\''
+        )
+    path, defaults = DISCRETIZERS[name.lower()]
+    module_name, _, class_name = path.partition(":")
+    cls = getattr(import_module(module_name), class_name)
+    try:
+        return cls(**{**defaults, **spec})
+    except TypeError as exc:
+        raise CLIError(f"discretizer={value!r}: {exc}") from exc
+
+
 def _parse_params(items: list[str]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for item in items:
@@ -174,9 +259,20 @@ def _parse_params(items: list[str]) -> dict[str, Any]:
         try:
             value = ast.literal_eval(text)
         except (ValueError, SyntaxError):
-            value = text  # a plain string such as rounding=exact
-        params[key.strip()] = value
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = text  # a plain string such as rounding=exact
+        key = key.strip()
+        params[key] = _discretizer(value) if key == "discretizer" else value
     return params
+
+
+def _jsonable(value: Any) -> Any:
+    """Parameter values for importances.json: JSON types as they are, others as repr."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
 
 
 def _make_estimator(cls: type, args: argparse.Namespace) -> Any:
@@ -190,8 +286,12 @@ def _make_estimator(cls: type, args: argparse.Namespace) -> Any:
     ):
         value = getattr(args, option, None)
         if value is not None:
+            flag = "--" + option.replace("_", "-")
+            if key not in valid and option != "n_features":
+                what = "randomness" if option == "random_state" else "parallel work"
+                note(f"{flag} is unused: {cls.__name__} has no {what} (no {key} parameter)")
+                continue
             if key not in valid:
-                flag = "--" + option.replace("_", "-")
                 raise CLIError(f"{flag} does not apply: {cls.__name__} has no {key} parameter")
             params[key] = value
     unknown = sorted(set(params) - set(valid))
@@ -207,41 +307,79 @@ def _make_estimator(cls: type, args: argparse.Namespace) -> Any:
 
 
 def _masks(estimator: Any, X: Any, n_rows: int) -> np.ndarray | None:
-    """Per-sample masks: local subsets, or the global subset on every row."""
-    from localselect.base import LocalSelectorMixin
+    """Per-row subsets by the rule of :mod:`localselect.base` (a global subset on every row).
 
-    if isinstance(estimator, LocalSelectorMixin):
-        return np.asarray(estimator.get_local_support(X), dtype=bool)
-    if hasattr(estimator, "get_support"):
-        support = np.asarray(estimator.get_support(), dtype=bool)
-        return np.broadcast_to(support, (n_rows, support.size))
-    return None
+    Every output of ``select`` (``selected_features.csv``, ``importances.*``, the
+    summary line and the report's figures) is computed from this one array.
+    """
+    import numpy as np
+
+    from localselect.base import local_support
+
+    if not (hasattr(estimator, "get_local_support") or hasattr(estimator, "get_support")):
+        return None
+    masks = np.asarray(local_support(estimator, X), dtype=bool)
+    if masks.shape[0] != n_rows:
+        raise CLIError(f"the selector returned {masks.shape[0]} subsets for {n_rows} rows")
+    return masks
 
 
-def _importances(estimator: Any, names: list[str], masks: np.ndarray | None) -> pd.DataFrame:
-    frequency = masks.mean(axis=0) if masks is not None else np.full(len(names), np.nan)
+def _relevance(estimator: Any, X: Any, masks: np.ndarray | None) -> np.ndarray | None:
+    """Per-row relevance in [0, 1] (``local_relevance``), beside :func:`_masks`."""
+    import numpy as np
+
+    from localselect.base import local_relevance
+
+    if masks is None:
+        return None
+    return np.asarray(local_relevance(estimator, X), dtype=float)
+
+
+def _importances(
+    estimator: Any,
+    names: list[str],
+    masks: np.ndarray | None,
+    relevance: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Per feature: importance, selection frequency, mean relevance, selected.
+
+    ``selection_frequency`` is the fraction of rows whose subset holds the
+    feature and ``selected`` whether any row's does (``get_support()``), both
+    from ``masks``. ``importance`` is that frequency for a local selector and
+    ``feature_importances_`` (else the frequency) for a global one.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from localselect.base import relevance_scope
+
+    n = len(names)
+    frequency = masks.mean(axis=0) if masks is not None else np.full(n, np.nan)
+    scope = relevance_scope(estimator)
     importance = getattr(estimator, "feature_importances_", None)
     source = "feature_importances_"
-    if importance is None:
-        importance, source = frequency, "selection frequency"
-    selected = (
-        np.asarray(estimator.get_support(), dtype=bool)
-        if hasattr(estimator, "get_support")
-        else np.zeros(len(names), dtype=bool)
-    )
+    if scope == "local" or importance is None:
+        importance, source = frequency, "selection frequency across rows"
+    selected = masks.any(axis=0) if masks is not None else np.zeros(n, dtype=bool)
+    mean_relevance = relevance.mean(axis=0) if relevance is not None else np.full(n, np.nan)
     table = pd.DataFrame(
         {
             "feature": names,
             "importance": np.asarray(importance, dtype=float),
             "selection_frequency": frequency,
+            "mean_relevance": mean_relevance,
             "selected": selected,
         }
     )
     table.attrs["importance_source"] = source
+    table.attrs["relevance_scope"] = scope
     return table.sort_values("importance", ascending=False, kind="stable")
 
 
 def _selected_frame(masks: np.ndarray, names: list[str], index: pd.Index) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
     frame = pd.DataFrame(masks.astype(np.int8), columns=names, index=index)
     frame.index.name = "row"
     frame["n_selected"] = masks.sum(axis=1)
@@ -256,17 +394,39 @@ def _selected_frame(masks: np.ndarray, names: list[str], index: pd.Index) -> pd.
 def run_select(args: argparse.Namespace, console: Console) -> int:
     """Fit ``args.method`` on ``args.input`` and write the outputs (see the module docstring)."""
     import joblib
+    import pandas as pd
+    from rich.markup import escape
     from sklearn.base import is_classifier
     from sklearn.pipeline import Pipeline
 
     import localselect
+    from localselect.cli._report import render_html_report
+    from localselect.cli._table import preparation_steps, prepare_table, read_table
 
     cls = resolve_method(args.method)
     estimator = _make_estimator(cls, args)
     frame = read_table(args.input, na_values=args.na_values)
     raw = args.method.lower() in RAW_INPUT_METHODS
+    takes_nan = raw or _takes_nan(estimator)
+    mode = getattr(args, "missing", "auto")
+    if raw and mode not in ("auto", "keep"):
+        note(f"--missing {mode} is unused: {cls.__name__} takes the table as it is")
+        mode = "keep"
+    if mode == "auto":
+        mode = "keep" if takes_nan else "drop"
+    if mode == "keep" and not takes_nan:
+        raise CLIError(
+            f"{cls.__name__} does not take missing values; use --missing impute, drop or error"
+        )
     table = prepare_table(
-        frame, target=args.target, drop=args.drop, categorical=args.categorical, raw=raw
+        frame,
+        target=args.target,
+        drop=args.drop,
+        categorical=args.categorical,
+        raw=raw,
+        missing="keep" if raw else mode,
+        min_per_class=MIN_ROWS_PER_CLASS,
+        method=cls.__name__,
     )
     X, y, keep, missing = table.X, table.y, table.keep, table.missing
     warnings_out = list(table.warnings)
@@ -276,7 +436,9 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         raise CLIError("no rows left after dropping rows with missing values")
     steps: list[tuple[str, Any]] = []
     if not raw:
-        steps = preparation_steps(table.numeric, table.categorical, scale=not args.no_scale)
+        steps = preparation_steps(
+            table.numeric, table.categorical, scale=not args.no_scale, impute=mode == "impute"
+        )
     steps.append(("estimator", estimator))
     pipeline = Pipeline(steps)
     y_values = y.to_numpy()
@@ -290,30 +452,45 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     seconds = time.perf_counter() - start
     for message in dict.fromkeys(" ".join(str(w.message).split()) for w in caught):
         warnings_out.append(message)
-        warn(message)
+        warn(message, cut_to_width=True)
     fitted = pipeline.named_steps["estimator"]
     X_model = pipeline[:-1].transform(X) if len(steps) > 1 else X
     names = [str(n) for n in getattr(X_model, "columns", [f"x{j}" for j in range(X.shape[1])])]
+    if args.n_features is not None and args.n_features > len(names):
+        line = (
+            f"--n-features {args.n_features} is more than the {len(names)} features; "
+            f"all {len(names)} are kept"
+        )
+        warnings_out.append(line)
+        warn(line)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     masks = _masks(fitted, X_model, len(X))
+    relevance = _relevance(fitted, X_model, masks)
     written = []
     if masks is not None:
         _selected_frame(masks, names, X.index).to_csv(out / "selected_features.csv")
         written.append("selected_features.csv")
-    importances = _importances(fitted, names, masks)
+    importances = _importances(fitted, names, masks, relevance)
     importances.to_csv(out / "importances.csv", index=False)
+    scope = importances.attrs["relevance_scope"]
+    mean_size = float(masks.sum(axis=1).mean()) if masks is not None and len(masks) else 0.0
+    n_selected = int(importances["selected"].sum())
     summary = {
         "method": args.method,
         "estimator": cls.__name__,
-        "params": {k: repr(v) for k, v in fitted.get_params(deep=False).items()},
+        "params": {k: _jsonable(v) for k, v in fitted.get_params(deep=False).items()},
+        "missing": mode,
         "input": str(args.input),
         "target": args.target,
         "n_rows_used": len(X),
         "n_rows_dropped": int((~keep).sum()),
         "missing_values": missing,
         "fit_seconds": seconds,
+        "relevance_scope": scope,
+        "mean_subset_size": mean_size,
+        "n_selected_any_row": n_selected,
         "importance_source": importances.attrs["importance_source"],
         "features": json.loads(importances.to_json(orient="records")),
     }
@@ -331,6 +508,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         "columns": list(X.columns),
         "feature_names": names,
         "classifier": is_classifier(fitted),
+        "missing": mode,
         "pipeline": pipeline,
     }
     joblib.dump(bundle, out / "model.joblib")
@@ -342,18 +520,36 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
             estimator=fitted,
             feature_names=names,
             importances=importances,
+            masks=masks,
             labels=y_values,
             warning_lines=warnings_out,
             data=X if raw else None,
         )
         (out / "report.html").write_text(page)
         written.append("report.html")
-    top = ", ".join(importances["feature"].head(5))
+    stale = [name for name in OUTPUT_FILES if name not in written and (out / name).exists()]
+    for name in stale:
+        (out / name).unlink()
+    if stale:
+        note(f"removed {', '.join(stale)} left in {out} by an earlier run")
+    from localselect.cli._terminal import cut
+
+    top = escape(", ".join(importances["feature"].head(5)))
     console.print(
-        f"{cls.__name__} fitted on {len(X)} rows x {len(names)} features in {seconds:.2f} s; "
-        f"top features: {top}",
+        cut(
+            f"{cls.__name__} fitted on {len(X)} rows x {len(names)} features in "
+            f"{seconds:.2f} s; top features: {top}",
+            console.width,
+        ),
         highlight=False,
-        soft_wrap=True,
+    )
+    console.print(
+        cut(
+            f"{scope} selection: {mean_size:.1f} features per row, {n_selected} of "
+            f"{len(names)} in some row's subset",
+            console.width,
+        ),
+        highlight=False,
     )
     console.print(f"wrote {', '.join(written)} to {out}", highlight=False, soft_wrap=True)
     return 0
@@ -365,22 +561,35 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
 def run_predict(args: argparse.Namespace, console: Console) -> int:
     """Apply a saved model to new rows; write predictions and per-sample selected features."""
     import joblib
+    import pandas as pd
+
+    from localselect.cli._table import check_columns, read_table
 
     path = Path(args.model)
     if not path.is_file():
         raise CLIError(f"model file {str(path)!r} does not exist")
+    not_a_model = (
+        f"{str(path)!r} is not a localselect model; --model takes the model.joblib that "
+        "`localselect select` writes into its --out folder"
+    )
+    from localselect.cli._table import looks_like_table
+
+    if looks_like_table(path):
+        raise CLIError(f"{not_a_model} (this looks like a data table: pass it as --input)")
     try:
         bundle = joblib.load(path)
     except Exception as exc:
-        raise CLIError(f"cannot load {str(path)!r} as a localselect model: {exc}") from exc
+        raise CLIError(f"{not_a_model} (joblib cannot read it: {type(exc).__name__})") from exc
     if not isinstance(bundle, dict) or bundle.get("format") != _MODEL_FORMAT:
-        raise CLIError(f"{str(path)!r} was not written by `localselect select`")
+        raise CLIError(f"{not_a_model} (it holds another kind of object)")
     frame = read_table(args.input, na_values=args.na_values)
     check_columns(frame, bundle["columns"], "feature")
     X = frame[bundle["columns"]]
     pipeline = bundle["pipeline"]
     raw = bundle["method"].lower() in RAW_INPUT_METHODS
-    if not raw and X.isna().any(axis=None):
+    # Models that keep or impute missing values predict every row.
+    fills = bundle.get("missing", "drop") in {"keep", "impute"}
+    if not raw and not fills and X.isna().any(axis=None):
         incomplete = X.isna().any(axis=1)
         warn(
             f"skipping {int(incomplete.sum())} row(s) with missing values "
@@ -412,3 +621,12 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
     else:
         console.print(out.to_csv(), end="", markup=False, highlight=False, soft_wrap=True)
     return 0
+
+
+def __getattr__(name: str) -> Any:
+    # model.joblib files written before the CLI split pickle _select._AsText.
+    if name == "_AsText":
+        from localselect.cli._table import _AsText
+
+        return _AsText
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,15 +4,24 @@ Preparation (documented in ``docs/cli.md``): the target column becomes ``y``
 (any labels); rows with a missing target are dropped. Numeric columns are
 z-scored (the papers' protocol; ``--no-scale`` keeps them), text, boolean and
 category columns are one-hot encoded (new categories at prediction time
-encode as all zeros). Rows with a missing value are dropped with a warning
-line, except for methods that take the table as it is (raw input: discrete
-data, missing values counted per feature subset, no encoding or scaling).
+encode as all zeros). Missing feature values (``--missing``): ``keep`` them
+for methods that take NaN (the Relief family, IMMIGRATE, BIM), ``impute``
+them with scikit-learn's ``SimpleImputer`` inside the saved model (median of
+numeric columns, most frequent category), ``drop`` the rows (reported with
+the classes that lose rows; refused when a class would be left with fewer
+rows than the method needs) or stop with an ``error``. Methods that take the
+table as it is (raw input: discrete data, missing values counted per feature
+subset, no encoding or scaling) keep every row.
+
+Files: CSV, TSV and text tables, compressed or not (``.gz``, ``.bz2``,
+``.zip``, ``.xz``, ``.zst``: whatever pandas reads), and Parquet.
 """
 
 from __future__ import annotations
 
 import csv
 import difflib
+import zipfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,8 +32,10 @@ from localselect.cli._errors import CLIError
 
 __all__ = [
     "MAX_CATEGORIES",
+    "MISSING_MODES",
     "PreparedTable",
     "check_columns",
+    "looks_like_table",
     "preparation_steps",
     "prepare_table",
     "read_table",
@@ -33,9 +44,61 @@ __all__ = [
 #: Most distinct values a text column may have to be treated as categorical.
 MAX_CATEGORIES = 50
 
+#: What ``--missing`` may ask for (``keep``: the method takes NaN itself).
+MISSING_MODES = ("keep", "impute", "drop", "error")
+
+_TEXT_SUFFIXES = {".csv", ".tsv", ".txt", ".data", ".tab"}
+_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst"}
+
+
+def _kind(path: Path) -> tuple[str, str | None]:
+    """``(inner suffix, compression suffix)`` of a file name such as ``data.tsv.gz``."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:
+        inner = suffixes[-2] if len(suffixes) > 1 and suffixes[-2] in _TEXT_SUFFIXES else ".csv"
+        return inner, suffixes[-1]
+    return (suffixes[-1] if suffixes else ""), None
+
+
+def looks_like_table(path: Path) -> bool:
+    """A data file by its name (``.csv``, ``.tsv.gz``, ``.parquet`` ...), or by text content."""
+    suffix, _ = _kind(path)
+    if suffix in _TEXT_SUFFIXES | {".parquet", ".pq"}:
+        return True
+    if suffix in {".joblib", ".pkl", ".pickle"}:
+        return False
+    with open(path, "rb") as handle:
+        head = handle.read(512)
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(c.isprintable() or c in "\r\n\t" for c in text)
+
+
+def _check_unique_header(path: Path, sep: str | None) -> None:
+    """pandas renames a repeated column name ``x`` to ``x.1``; refuse instead."""
+    header = pd.read_csv(path, sep=sep, engine="python", header=None, nrows=1, dtype=str)
+    names = [str(v) for v in header.iloc[0].tolist()] if len(header) else []
+    _refuse_duplicates(names)
+
+
+def _refuse_duplicates(names: list[str]) -> None:
+    seen: dict[str, list[int]] = {}
+    for k, name in enumerate(names, start=1):
+        seen.setdefault(name, []).append(k)
+    repeated = {name: cols for name, cols in seen.items() if len(cols) > 1}
+    if repeated:
+        name, cols = next(iter(repeated.items()))
+        more = f" (and {len(repeated) - 1} other name(s))" if len(repeated) > 1 else ""
+        raise CLIError(
+            f"column name {name!r} appears {len(cols)} times (columns "
+            f"{', '.join(map(str, cols))}){more}; column names must be unique: rename the copies"
+        )
+
 
 def read_table(path: str | Path, *, na_values: list[str] | None = None) -> pd.DataFrame:
-    """Read a CSV/TSV/TXT or Parquet file, with one-line errors."""
+    """Read a CSV/TSV/TXT (compressed or not) or Parquet file, with one-line errors."""
     path = Path(path)
     if not path.exists():
         raise CLIError(f"input file {str(path)!r} does not exist")
@@ -43,9 +106,9 @@ def read_table(path: str | Path, *, na_values: list[str] | None = None) -> pd.Da
         raise CLIError(f"input {str(path)!r} is a folder, not a file")
     if path.stat().st_size == 0:
         raise CLIError(f"input file {str(path)!r} is empty")
-    suffix = path.suffix.lower()
+    suffix, compression = _kind(path)
     try:
-        if suffix in {".parquet", ".pq"}:
+        if suffix in {".parquet", ".pq"} and compression is None:
             try:
                 import pyarrow  # noqa: F401
             except ImportError as exc:
@@ -53,16 +116,29 @@ def read_table(path: str | Path, *, na_values: list[str] | None = None) -> pd.Da
                     "reading Parquet needs pyarrow: pip install pyarrow (or convert to CSV)"
                 ) from exc
             frame = pd.read_parquet(path)
-        elif suffix in {".csv", ".tsv", ".txt", ".data"}:
-            sep = "\t" if suffix == ".tsv" else None
+            _refuse_duplicates([str(c) for c in frame.columns])
+        elif suffix in _TEXT_SUFFIXES:
+            sep = "\t" if suffix in {".tsv", ".tab"} else None
+            _check_unique_header(path, sep)
             frame = pd.read_csv(path, sep=sep, engine="python", na_values=na_values or None)
         else:
-            raise CLIError(f"cannot read {path.name!r}: use a .csv, .tsv, .txt or .parquet file")
+            raise CLIError(
+                f"cannot read {path.name!r}: use a .csv, .tsv, .txt or .parquet file, or one "
+                "of the text files compressed (.gz, .bz2, .zip, .xz, .zst)"
+            )
     except CLIError:
         raise
     except pd.errors.EmptyDataError as exc:
         raise CLIError(f"input file {str(path)!r} is empty") from exc
-    except (pd.errors.ParserError, csv.Error, UnicodeDecodeError, ValueError, OSError) as exc:
+    except (
+        pd.errors.ParserError,
+        csv.Error,
+        UnicodeDecodeError,
+        ValueError,
+        OSError,
+        EOFError,
+        zipfile.BadZipFile,
+    ) as exc:
         raise CLIError(f"cannot parse {str(path)!r}: {exc}") from exc
     if frame.shape[1] < 2 or frame.shape[0] == 0:
         raise CLIError(
@@ -123,21 +199,27 @@ def _missing_report(frame: pd.DataFrame) -> dict[str, int]:
     return {str(k): int(v) for k, v in counts.items() if v > 0}
 
 
-def _build_preparation(numeric: list[str], categorical: list[str], scale: bool):
+def _build_preparation(
+    numeric: list[str], categorical: list[str], scale: bool, impute: bool = False
+):
     from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-    parts = []
+    parts: list[tuple[str, Any, list[str]]] = []
     if numeric:
-        parts.append(("num", StandardScaler() if scale else "passthrough", numeric))
+        num: Any = StandardScaler() if scale else "passthrough"
+        if impute:
+            median = SimpleImputer(strategy="median", keep_empty_features=True)
+            num = make_pipeline(median, num) if scale else median
+        parts.append(("num", num, numeric))
     if categorical:
-        parts.append(
-            (
-                "cat",
-                OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64),
-                categorical,
-            )
-        )
+        onehot: Any = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
+        if impute:
+            frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
+            onehot = make_pipeline(frequent, onehot)
+        parts.append(("cat", onehot, categorical))
     prep = ColumnTransformer(parts, verbose_feature_names_out=False)
     return prep.set_output(transform="pandas")
 
@@ -174,6 +256,9 @@ def prepare_table(
     drop: list[str],
     categorical: list[str],
     raw: bool,
+    missing: str = "drop",
+    min_per_class: int = 2,
+    method: str = "the method",
 ) -> PreparedTable:
     """Split ``frame`` into features and target and drop the rows ``select`` cannot use.
 
@@ -190,11 +275,20 @@ def prepare_table(
     raw : bool
         The method takes the table as it is: no column kinds, rows with missing
         feature values are kept.
+    missing : {"keep", "impute", "drop", "error"}, default="drop"
+        Rows with a missing feature value: kept (the method or the imputer
+        handles them), dropped, or an error.
+    min_per_class : int, default=2
+        Fewest rows a class may be left with after dropping rows.
+    method : str
+        The method's name, for messages.
 
     Raises
     ------
     CLIError
-        A named column is absent, or no feature column is left.
+        A named column is absent, no feature column is left, ``missing="error"``
+        meets a missing value, or dropping rows would leave a class with fewer
+        than ``min_per_class`` rows.
     """
     check_columns(frame, [target], "target")
     check_columns(frame, drop + categorical, "--drop/--categorical")
@@ -204,8 +298,11 @@ def prepare_table(
     X_all = frame.drop(columns=[target, *drop])
     if X_all.shape[1] == 0:
         raise CLIError("no feature columns left after removing the target and --drop columns")
+    if missing not in MISSING_MODES:
+        raise CLIError(f"--missing must be one of {', '.join(MISSING_MODES)}; got {missing!r}")
+    missing_mode = missing
     warnings_out: list[str] = []
-    missing = _missing_report(frame[[target, *X_all.columns]])
+    counts = _missing_report(frame[[target, *X_all.columns]])
     keep = y_all.notna()
     if (~keep).any():
         warnings_out.append(f"dropping {int((~keep).sum())} row(s) with a missing target")
@@ -215,22 +312,66 @@ def prepare_table(
         numeric, categ = _column_kinds(X_all, categorical)
         incomplete = X_all.isna().any(axis=1) & keep
         if incomplete.any():
-            per_col = ", ".join(f"{k} {v}" for k, v in missing.items() if k != target)
-            warnings_out.append(
-                f"dropping {int(incomplete.sum())} row(s) with missing values ({per_col}); "
-                "impute them first to keep those rows"
-            )
-            keep &= ~incomplete
-    return PreparedTable(X_all[keep], y_all[keep], keep, missing, numeric, categ, warnings_out)
+            per_col = ", ".join(f"{k} {v}" for k, v in counts.items() if k != target)
+            n_rows = int(incomplete.sum())
+            if missing_mode == "error":
+                raise CLIError(
+                    f"{n_rows} row(s) have missing values ({per_col}); pass --missing "
+                    "impute (impute inside the model), drop (drop the rows) or keep "
+                    "(methods that take missing values)"
+                )
+            if missing_mode == "drop":
+                lost = _class_losses(y_all[keep], y_all[keep & ~incomplete])
+                _refuse_thin_classes(lost, n_rows, min_per_class, method)
+                changed = ", ".join(
+                    f"{label!r} {before}->{after}" for label, (before, after) in lost.items()
+                )
+                warnings_out.append(
+                    f"dropping {n_rows} row(s) with missing values ({per_col}); rows per "
+                    f"class {changed}; --missing impute keeps them"
+                )
+                keep &= ~incomplete
+    return PreparedTable(X_all[keep], y_all[keep], keep, counts, numeric, categ, warnings_out)
+
+
+def _class_losses(before: pd.Series, after: pd.Series) -> dict[Any, tuple[int, int]]:
+    """``{label: (rows before, rows after)}`` of the classes that lose rows."""
+    n_before = before.value_counts(sort=False)
+    n_after = after.value_counts(sort=False).reindex(n_before.index, fill_value=0)
+    return {
+        label: (int(n_before[label]), int(n_after[label]))
+        for label in n_before.index
+        if n_after[label] < n_before[label]
+    }
+
+
+def _refuse_thin_classes(
+    lost: dict[Any, tuple[int, int]], n_rows: int, min_per_class: int, method: str
+) -> None:
+    thin = {k: v for k, v in lost.items() if v[1] < min_per_class}
+    if not thin:
+        return
+    shown = ", ".join(f"{k!r} with {after} of its {before}" for k, (before, after) in thin.items())
+    raise CLIError(
+        f"dropping the {n_rows} row(s) with missing values would leave class(es) {shown} "
+        f"row(s); {method} needs at least {min_per_class} per class. Pass --missing impute "
+        "(SimpleImputer inside the model), or use a method that takes missing values "
+        "(relief, relieff, simba, irelief, im4e, immigrate, bim, llds)"
+    )
 
 
 def preparation_steps(
-    numeric: list[str], categorical: list[str], *, scale: bool
+    numeric: list[str], categorical: list[str], *, scale: bool, impute: bool = False
 ) -> list[tuple[str, Any]]:
-    """The pipeline steps that turn the feature columns into a float matrix."""
+    """The pipeline steps that turn the feature columns into a float matrix.
+
+    With ``impute`` missing values are filled by ``SimpleImputer`` (median of a
+    numeric column, most frequent category), fitted with the model so that
+    ``predict`` fills new rows the same way.
+    """
     from sklearn.preprocessing import FunctionTransformer
 
     return [
         ("as_text", FunctionTransformer(_AsText(categorical), feature_names_out="one-to-one")),
-        ("prepare", _build_preparation(numeric, categorical, scale=scale)),
+        ("prepare", _build_preparation(numeric, categorical, scale=scale, impute=impute)),
     ]

@@ -441,7 +441,7 @@ def make_subspace_classification(
     tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.bool_]]
     | tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64]]
 ):
-    """Classes living in random feature subspaces, with uniform noise elsewhere.
+    """Make classes that live in random feature subspaces, with uniform noise elsewhere.
 
     Algorithm 3 of Pichara and Soto (sec. 5.1), the synthetic data of their
     GP local feature selection experiments (500 samples, 50 features, 4

@@ -30,7 +30,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import Interval
 from localselect._docstrings import fill_doc
-from localselect.base import N_FEATURES_CONSTRAINT, LabelledFitMixin, resolve_n_features
+from localselect.base import (
+    N_FEATURES_CONSTRAINT,
+    GlobalRelevanceMixin,
+    LabelledFitMixin,
+    resolve_n_features,
+)
 
 __all__ = ["MRMR", "discretize_three_states", "mrmr_order"]
 
@@ -98,7 +103,7 @@ def mrmr_order(
 
 
 @fill_doc
-class MRMR(LabelledFitMixin, SelectorMixin, BaseEstimator):
+class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
     """mRMR feature selection (MID criterion) on three-state discretised features.
 
     Parameters

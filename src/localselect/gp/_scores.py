@@ -15,50 +15,173 @@ Nothing here validates user input; callers pass float64 arrays and class codes
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import row_chunks
-from localselect._typing import FloatArray
 
-__all__ = ["discriminative_scores", "gaussian_kl", "raw_discriminative_scores"]
+__all__ = [
+    "discriminative_scores",
+    "gaussian_kl",
+    "raw_discriminative_scores",
+    "raw_scores_multi",
+    "scale_scores",
+]
 
+Float = NDArray[np.float64]
 
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
 
-def _pair_weights(y_rows: NDArray[np.intp], rows: slice, y: NDArray[np.intp]) -> FloatArray:
-    """Signed averaging weights: ``+1/(n_same - 1)`` same class (self excluded), ``-1/n_other``."""
-    counts = np.bincount(y).astype(np.float64)
-    n = y.shape[0]
-    same = y_rows[:, None] == y[None, :]
-    w = np.where(
-        same, (1.0 / (counts[y_rows] - 1.0))[:, None], (-1.0 / (n - counts[y_rows]))[:, None]
+def _feature_scores(
+    x: Float,
+    labels: NDArray[np.intp],
+    n_classes: int,
+    discrete: bool,
+    working_memory: float | None,
+) -> Float:
+    """Eq. (3) before normalisation for one feature and several labelings.
+
+    The kernel sums of eq. (3) depend on a point only through its value and its
+    class, so they are computed once per distinct value ``u``, labeling ``l``
+    and class ``c``: ``S[u, l, c] = sum over the class-c points k of labeling l
+    of K(d(u, x_k))``, one product of the ``(U, U)`` kernel matrix of the
+    distinct values (in row blocks of bounded memory) with their class counts.
+    The kernel matrix does not depend on the labels, so extra labelings cost
+    only a wider product. ``labels[l, i] = -1`` leaves point ``i`` out of
+    labeling ``l`` (its score is 0).
+    """
+    values, inverse = np.unique(x, return_inverse=True)
+    inverse = inverse.ravel()
+    n_lab, n = labels.shape
+    n_values = values.size
+    tally = np.zeros((n_values, n_lab, n_classes))
+    lab_idx, pt_idx = np.nonzero(labels >= 0)
+    np.add.at(tally, (inverse[pt_idx], lab_idx, labels[lab_idx, pt_idx]), 1.0)
+    tally = tally.reshape(n_values, n_lab * n_classes)
+    sums = np.empty((n_values, n_lab * n_classes))
+    k0 = 1.0 / _SQRT_2PI
+    for rows in row_chunks(n_values, 2 * n_values * 8, working_memory):
+        if discrete:
+            K = np.where(values[rows, None] == values[None, :], k0, np.exp(-0.5) * k0)
+        else:
+            d = values[rows, None] - values[None, :]
+            d *= d
+            d *= -0.5
+            K = np.exp(d, out=d)
+            K *= k0
+        sums[rows] = K @ tally
+    sums = sums.reshape(n_values, n_lab, n_classes)
+    out = np.zeros((n_lab, n))
+    for lab in range(n_lab):
+        y = labels[lab]
+        pts = np.flatnonzero(y >= 0)
+        yl = y[pts]
+        counts = np.bincount(yl, minlength=n_classes).astype(np.float64)
+        at = sums[inverse[pts], lab]
+        own = at[np.arange(pts.size), yl] - k0  # the point itself left out (d = 0)
+        other = at.sum(axis=1) - k0 - own
+        # A class with one sample has no same-class term (possible only in the
+        # estimator's inner folds).
+        out[lab, pts] = own / np.maximum(counts[yl] - 1.0, 1.0) - other / np.maximum(
+            pts.size - counts[yl], 1.0
+        )
+    return out
+
+
+def _feature_block(
+    X: Float,
+    labels: NDArray[np.intp],
+    discrete: NDArray[np.bool_],
+    cols: range,
+    working_memory: float | None,
+) -> Float:
+    n_classes = int(labels.max()) + 1
+    return np.stack(
+        [
+            _feature_scores(X[:, j], labels, n_classes, bool(discrete[j]), working_memory)
+            for j in cols
+        ],
+        axis=2,
     )
-    w[np.arange(w.shape[0]), np.arange(rows.start, rows.stop)] = 0.0
-    return w
 
 
-def _score_block(
-    X: FloatArray, y: NDArray[np.intp], discrete: NDArray[np.bool_], rows: slice
-) -> FloatArray:
-    diff = X[rows, None, :] - X[None, :, :]
-    if discrete.any():
-        diff[:, :, discrete] = (diff[:, :, discrete] != 0.0).astype(np.float64)
-    kernel = np.exp(-0.5 * diff * diff)
-    kernel /= _SQRT_2PI
-    return np.einsum("ik,ikm->im", _pair_weights(y[rows], rows, y), kernel)
+def raw_scores_multi(
+    X: Float,
+    labels: NDArray[np.intp],
+    discrete: NDArray[np.bool_] | None = None,
+    *,
+    n_jobs: int | None = None,
+    working_memory: float | None = None,
+) -> Float:
+    """Eq. (3) before normalisation under several labelings of the same points.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Training data (continuous features on a common scale).
+    labels : ndarray of shape (n_labelings, n_samples)
+        Class codes per labeling; ``-1`` leaves a point out of that labeling
+        (it is neither scored nor another point's neighbour).
+    discrete, n_jobs, working_memory
+        As in :func:`raw_discriminative_scores`.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_labelings, n_samples, n_features)
+        0 for left-out points.
+    """
+    n, m = X.shape
+    if discrete is None:
+        discrete = np.zeros(m, dtype=bool)
+    labels = np.atleast_2d(np.asarray(labels, dtype=np.intp))
+    if n == 0 or m == 0:
+        return np.zeros((labels.shape[0], n, m))
+    n_blocks = min(m, 8 * max(1, abs(n_jobs or 1)))
+    edges = np.linspace(0, m, n_blocks + 1).astype(int)
+    blocks = Parallel(n_jobs=n_jobs)(
+        delayed(_feature_block)(X, labels, discrete, range(a, b), working_memory)
+        for a, b in itertools.pairwise(edges)
+        if b > a
+    )
+    return np.concatenate(blocks, axis=2)
+
+
+def scale_scores(
+    raw: Float, X: Float, scaling: str, rows: NDArray[np.bool_] | None = None
+) -> Float:
+    """Map raw eq. (3) scores to [0, 1] (see :func:`discriminative_scores`).
+
+    ``rows`` marks the scored points (the min-max of ``"minmax"`` runs over
+    them; the others stay 0).
+    """
+    raw = raw.copy()
+    # A constant feature's same- and other-class averages are equal up to rounding.
+    raw[:, np.ptp(X, axis=0) == 0] = 0.0
+    if scaling == "unit":
+        return np.clip(raw * _SQRT_2PI, 0.0, 1.0)
+    sel = raw if rows is None else raw[rows]
+    lo = sel.min(axis=0, initial=np.inf)
+    span = sel.max(axis=0, initial=-np.inf) - lo
+    flat = span <= 1e-12
+    scores = (raw - lo) / np.where(flat, 1.0, span)
+    scores[:, flat] = 0.0
+    if rows is not None:
+        scores[~rows] = 0.0
+    return scores
 
 
 def raw_discriminative_scores(
-    X: FloatArray,
+    X: Float,
     y: NDArray[np.intp],
     discrete: NDArray[np.bool_] | None = None,
     *,
     n_jobs: int | None = None,
     working_memory: float | None = None,
-) -> FloatArray:
+) -> Float:
     """Eq. (3) before normalisation: same-class minus other-class kernel averages.
 
     For training point ``i`` and feature ``j``,
@@ -80,9 +203,9 @@ def raw_discriminative_scores(
     discrete : ndarray of shape (n_features,) of bool, default=None
         Features compared by the 0/1 distance of eq. (3).
     n_jobs : int, default=None
-        Parallel jobs over blocks of rows.
+        Parallel jobs over blocks of features.
     working_memory : float, default=None
-        MiB for one ``(rows, n_samples, n_features)`` block.
+        MiB for one block of the kernel matrix of a feature's distinct values.
 
     Returns
     -------
@@ -91,27 +214,25 @@ def raw_discriminative_scores(
 
     Notes
     -----
-    Time O(n_samples^2 n_features), memory one block.
+    Per feature with ``U`` distinct values and ``C`` classes: time O(U^2 C + N C),
+    memory O(U C) plus one block. At most O(N^2 M) in all, and far less when
+    features repeat values (measurements rounded to a few digits, categories).
     """
-    n, m = X.shape
-    if discrete is None:
-        discrete = np.zeros(m, dtype=bool)
-    chunks = row_chunks(n, 3 * n * m * 8, working_memory)
-    blocks = Parallel(n_jobs=n_jobs)(
-        delayed(_score_block)(X, y, discrete, rows) for rows in chunks
-    )
-    return np.vstack(blocks) if blocks else np.zeros((0, m))
+    y = np.asarray(y, dtype=np.intp)
+    return raw_scores_multi(X, y[None, :], discrete, n_jobs=n_jobs, working_memory=working_memory)[
+        0
+    ]
 
 
 def discriminative_scores(
-    X: FloatArray,
+    X: Float,
     y: NDArray[np.intp],
     discrete: NDArray[np.bool_] | None = None,
     *,
     scaling: str = "unit",
     n_jobs: int | None = None,
     working_memory: float | None = None,
-) -> FloatArray:
+) -> Float:
     """Eq. (3) mapped to [0, 1] by the normalising constant ``eta``.
 
     Parameters
@@ -143,21 +264,10 @@ def discriminative_scores(
            [0.99, 0.  ]])
     """
     raw = raw_discriminative_scores(X, y, discrete, n_jobs=n_jobs, working_memory=working_memory)
-    # A constant feature's same- and other-class averages are equal up to rounding.
-    raw[:, np.ptp(X, axis=0) == 0] = 0.0
-    if scaling == "unit":
-        return np.clip(raw * _SQRT_2PI, 0.0, 1.0)
-    lo = raw.min(axis=0, initial=np.inf)
-    span = raw.max(axis=0, initial=-np.inf) - lo
-    flat = span <= 1e-12
-    scores = (raw - lo) / np.where(flat, 1.0, span)
-    scores[:, flat] = 0.0
-    return scores
+    return scale_scores(raw, X, scaling)
 
 
-def gaussian_kl(
-    mean: FloatArray, variance: FloatArray, ref_mean: float, ref_variance: float
-) -> FloatArray:
+def gaussian_kl(mean: Float, variance: Float, ref_mean: float, ref_variance: float) -> Float:
     """``KL(N(mean, variance) || N(ref_mean, ref_variance))``, element-wise.
 
     .. math:: \\log\\frac{\\sigma^*}{s} + \\frac{s^2 + (\\mu - \\mu^*)^2}{2 (\\sigma^*)^2}

@@ -25,13 +25,23 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["select_subspaces"]
+__all__ = ["path_mask", "select_subspaces", "subspace_path", "subspace_sizes"]
 
 
-def select_subspaces(
-    power: NDArray[np.float64], abs_corr: NDArray[np.float64], gamma: float
-) -> NDArray[np.bool_]:
-    """Algorithm 2 for many queries at once.
+def subspace_path(
+    power: NDArray[np.float64],
+    abs_corr: NDArray[np.float64],
+    gamma_min: float,
+    floor: NDArray[np.float64] | None = None,
+) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """Algorithm 2's order of features for many queries, and the gamma that admits each.
+
+    The order in which Algorithm 2 adds features does not depend on ``gamma``;
+    only where it stops does. Step ``t`` (``t >= 1``) adds the best remaining
+    feature ``h`` when ``Score(h) >= mean + gamma * std``, i.e. when ``gamma``
+    is at most ``c_t = (Score(h) - mean) / std``. The subspace for ``gamma`` is
+    the first ``1 + T`` features of the order, ``T`` the number of leading
+    steps whose running minimum of ``c`` is at least ``gamma``.
 
     Parameters
     ----------
@@ -39,41 +49,50 @@ def select_subspaces(
         Discriminative power ``D_x(j)`` of every feature at every query.
     abs_corr : ndarray of shape (n_features, n_features)
         Absolute correlations between features (finite; 0 for constant ones).
-    gamma : float
-        Threshold multiplier of the standard deviation.
+    gamma_min : float
+        Smallest ``gamma`` of interest: a query's path stops at the first step
+        that this ``gamma`` would reject (``-inf`` runs every path to the end).
+    floor : ndarray of shape (n_queries,), default=None
+        If given, a path also stops (for every ``gamma``) when the best
+        remaining feature's power ``D`` is below the query's floor; the first
+        feature is always kept.
 
     Returns
     -------
-    mask : ndarray of shape (n_queries, n_features) of bool
-        The subspace of each query; never empty.
+    order : ndarray of shape (n_queries, n_features) of int
+        Features in the order Algorithm 2 adds them, ``-1`` after the path
+        stopped.
+    critical : ndarray of shape (n_queries, n_features)
+        ``critical[:, 0] = inf``; ``critical[:, t]`` the running minimum of
+        ``c_1 .. c_t`` (the largest ``gamma`` whose subspace has ``t + 1``
+        features), ``-inf`` after the path stopped. Non-increasing along rows.
 
     Notes
     -----
     At most ``n_features`` rounds, each O(n_active * n_features): time
-    O(n_queries * n_features^2) in the worst case, memory O(n_queries * n_features).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from localselect.gp._subspace import select_subspaces
-    >>> power = np.array([[9.0, 8.5, 0.1, 0.2, 0.1, 0.0]])
-    >>> select_subspaces(power, np.zeros((6, 6)), gamma=1.5).astype(int)
-    array([[1, 1, 0, 0, 0, 0]])
+    O(n_queries * n_features^2) in the worst case, memory
+    O(n_queries * n_features). A score equal to the threshold up to a relative
+    1e-12 passes; when every remaining score is equal (zero spread) the best
+    one passes for every ``gamma``. Ties go to the lowest feature index.
     """
     n, m = power.shape
-    mask = np.zeros((n, m), dtype=bool)
+    order = np.full((n, m), -1, dtype=np.intp)
+    critical = np.full((n, m), -np.inf)
     if n == 0 or m == 0:
-        return mask
+        return order, critical
     first = np.argmax(power, axis=1)
-    mask[np.arange(n), first] = True
+    order[:, 0] = first
+    critical[:, 0] = np.inf
     # Working arrays hold the queries still growing; they shrink when some stop.
     rows = np.arange(n)
     D = power.copy()
-    chosen = mask.copy()
+    chosen = np.zeros((n, m), dtype=bool)
+    chosen[rows, first] = True
     penalty = abs_corr[first]
     count = np.ones(n)
     scale = power[rows, first]
-    for _ in range(1, m):
+    running = np.full(n, np.inf)
+    for step in range(1, m):
         if rows.size == 0:
             break
         n_left = m - count
@@ -85,19 +104,88 @@ def select_subspaces(
         dev[chosen] = 0.0
         std = np.sqrt(np.einsum("ij,ij->i", dev, dev) / n_left)
         score[chosen] = -np.inf
+        active = np.arange(rows.size)
         best = np.argmax(score, axis=1)
-        best_score = score[np.arange(rows.size), best]
+        best_score = score[active, best]
         # A relative slack of 1e-12 decides exact ties (e.g. two remaining features
         # with gamma = 1, where the threshold equals the best score) the same way
-        # whatever the rounding.
-        threshold = mean + gamma * std
-        accept = best_score >= threshold - 1e-12 * np.maximum(np.abs(threshold), scale)
-        grow = np.flatnonzero(accept)
+        # whatever the rounding: best >= mean + gamma * std - slack.
+        slack = 1e-12 * np.maximum(np.abs(mean), scale)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            crit = (best_score - mean + slack) / std
+        crit[std <= 0.0] = np.inf
+        if floor is not None:
+            # NaN stops the path for every gamma, -inf included.
+            crit[D[active, best] < floor[rows]] = np.nan
+        running = np.minimum(running, crit)
+        grow = np.flatnonzero(running >= gamma_min)
+        order[rows[grow], step] = best[grow]
+        critical[rows[grow], step] = running[grow]
         chosen[grow, best[grow]] = True
-        mask[rows[grow], best[grow]] = True
         penalty[grow] += abs_corr[best[grow]]
         count[grow] += 1.0
         if grow.size < rows.size:
             rows, D, chosen, penalty = rows[grow], D[grow], chosen[grow], penalty[grow]
-            count, scale = count[grow], scale[grow]
+            count, scale, running = count[grow], scale[grow], running[grow]
+    return order, critical
+
+
+def subspace_sizes(critical: NDArray[np.float64], gamma: float) -> NDArray[np.intp]:
+    """Subspace size of each query for ``gamma`` (at least the ``gamma_min`` of the path)."""
+    return np.asarray(((critical >= gamma) & (critical > -np.inf)).sum(axis=1), dtype=np.intp)
+
+
+def path_mask(
+    order: NDArray[np.intp], critical: NDArray[np.float64], gamma: float
+) -> NDArray[np.bool_]:
+    """Boolean subspaces for ``gamma`` from a path of :func:`subspace_path`."""
+    n, m = order.shape
+    mask = np.zeros((n, m), dtype=bool)
+    keep = (critical >= gamma) & (order >= 0)  # stopped steps hold -inf and -1
+    r, c = np.nonzero(keep)
+    mask[r, order[r, c]] = True
     return mask
+
+
+def select_subspaces(
+    power: NDArray[np.float64],
+    abs_corr: NDArray[np.float64],
+    gamma: float,
+    floor: NDArray[np.float64] | None = None,
+) -> NDArray[np.bool_]:
+    """Algorithm 2 for many queries at once.
+
+    Parameters
+    ----------
+    power : ndarray of shape (n_queries, n_features)
+        Discriminative power ``D_x(j)`` of every feature at every query.
+    abs_corr : ndarray of shape (n_features, n_features)
+        Absolute correlations between features (finite; 0 for constant ones).
+    gamma : float
+        Threshold multiplier of the standard deviation; ``-inf`` selects every
+        feature (above the floor).
+    floor : ndarray of shape (n_queries,), default=None
+        Per-query floor on the power of the features added after the first
+        (see :func:`subspace_path`).
+
+    Returns
+    -------
+    mask : ndarray of shape (n_queries, n_features) of bool
+        The subspace of each query; never empty.
+
+    Notes
+    -----
+    See :func:`subspace_path` (this is its prefix for ``gamma``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from localselect.gp._subspace import select_subspaces
+    >>> power = np.array([[9.0, 8.5, 0.1, 0.2, 0.1, 0.0]])
+    >>> select_subspaces(power, np.zeros((6, 6)), gamma=1.5).astype(int)
+    array([[1, 1, 0, 0, 0, 0]])
+    """
+    if gamma == -np.inf and floor is None:
+        return np.ones(power.shape, dtype=bool)
+    order, critical = subspace_path(power, abs_corr, gamma, floor)
+    return path_mask(order, critical, gamma)

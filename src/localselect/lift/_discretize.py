@@ -66,7 +66,7 @@ class MahalanobisQuantileDiscretizer(TransformerMixin, BaseEstimator):
     (Covertype) puts low elevations in quintile 1. Centring would put low and
     high values in the same bin. Since S is the covariance, d does not change
     when a feature is rescaled (the paper's "standardised" features). With one
-    feature d = |x| / sd(x): the usual quantiles for non-negative data.
+    feature ``d = |x| / sd(x)``: the usual quantiles for non-negative data.
     Rows with a missing value get a missing (NaN) bin. Bins use
     ``np.quantile`` (linear interpolation) cut points; a distance equal to a
     cut point goes to the upper bin. Ties make bins of unequal size. Time

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -66,7 +67,13 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
       (eq. (6)).
 
     The ranking is in ``results_``; as a scikit-learn selector it keeps the
-    features of the best result (a global selection, usable in pipelines).
+    features of the best result (a global selection, usable in pipelines:
+    ``get_support`` and ``transform``). Per row, :meth:`get_local_support`
+    gives the features of the ranked profiles or windows the row matches
+    (``"profiles"``, ``"windows"``; ``relevance_scope == "local"``) or the
+    best subset for every row (``"features"``, ``"global"``), and
+    :meth:`local_relevance` the fraction of the matched results using each
+    feature.
 
     Read more in the :ref:`User Guide <lift>`.
 
@@ -89,14 +96,16 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         ``"profiles"`` ranking then keeps ``top_k`` profiles per class).
     top_k : int, default=10
         Results kept in ``results_`` (per target class for ``"profiles"``).
-    discretizer : transformer, default=None
+    discretizer : "auto", transformer or None, default="auto"
         Applied to continuous ``X`` first. A transformer returning one column
         per feature (for example ``KBinsDiscretizer(encode="ordinal")``) is
         fitted once; one returning a single column (a joint discretizer such as
         :class:`MahalanobisQuantileDiscretizer`) is refitted on every feature
         subset, as in the paper, and profiles are then its joint bins.
-        ``None``: ``X`` must already be discrete (integers, strings,
-        categories; NaN missing).
+        ``"auto"``: discrete columns (integers, strings, categories) are kept
+        and every numeric column with a non-integer value is cut at its sample
+        tertiles (3 bins, NaN stays missing), so any numeric table can be
+        scored. ``None``: ``X`` must already be discrete (NaN missing).
     max_seconds : float or None, default=60.0
         Refuse, before searching, an exhaustive subset search (``"features"``,
         ``"windows"``, ``"profiles"`` with a joint discretizer) whose estimated
@@ -123,6 +132,22 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         ``n_complete`` (rows complete on the subset) and ``target_class``.
     best_features_ : ndarray of int
         Column indices of the best result's features.
+    regions_ : list of tuple
+        One ``(feature indices, profiles)`` pair per row of ``results_``
+        with a lift above 1 (all rows for ``"features"``): the profiles
+        (one for ``"profiles"``, the window's for ``"windows"``; ``None``
+        for ``"features"``) a row must match, as discrete values, to belong
+        to that result's region.
+    discretizer_ : transformer, dict or None
+        The fitted ``discretizer``: one transformer for a per-column
+        discretizer, a dict from feature-index tuple to the transformer
+        fitted on those columns for a joint one (kept for the subsets of
+        ``results_``), the training tertile edges for ``"auto"`` on
+        continuous columns, ``None`` without a discretizer.
+    local_support_ : ndarray of shape (n_samples, n_features_in_), dtype=bool
+        :meth:`get_local_support` of the training rows.
+    local_relevance_ : ndarray of shape (n_samples, n_features_in_)
+        :meth:`local_relevance` of the training rows.
     classes_ : ndarray of shape (n_classes,)
         Class labels seen in ``fit``.
     categories_ : list of ndarray
@@ -161,7 +186,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     prefix joins). With a joint discretizer nothing can be pruned (bins are
     re-cut per subset). Counting is vectorised (bincount of mixed-radix profile
     codes; packed bit sets and popcounts for the lattice). Time per subset
-    O(n_samples * |A|); the profile search costs O(n_samples / 8) per
+    ``O(n_samples * |A|)``; the profile search costs O(n_samples / 8) per
     candidate profile.
     **Time guard**: the number of subsets is known before the search (a
     sum of binomial coefficients), and their cost grows with the rows, the
@@ -213,7 +238,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         "min_support": [Interval(Real, 0, 1, closed="both")],
         "target_class": "no_validation",
         "top_k": [Interval(Integral, 1, None, closed="left")],
-        "discretizer": [HasMethods(["fit_transform"]), None],
+        "discretizer": [HasMethods(["fit_transform"]), StrOptions({"auto"}), None],
         "max_seconds": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -227,7 +252,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         min_support=0.0,
         target_class=None,
         top_k=10,
-        discretizer=None,
+        discretizer="auto",
         max_seconds=60.0,
         n_jobs=None,
         verbose=0,
@@ -257,7 +282,8 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
 
     def _discrete_codes(self, X):
         """Per-feature codes, or a per-subset column function for a joint discretizer."""
-        if self.discretizer is None:
+        self.discretizer_ = None
+        if self.discretizer is None or isinstance(self.discretizer, str):
             if X.dtype != object or _all_numeric(X):
                 Xf = self._as_float(X)
                 if np.isinf(Xf).any():
@@ -265,34 +291,36 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
                         "X contains infinity; discrete data must hold finite values "
                         "(NaN marks a missing value)."
                     )
-                finite = Xf[~np.isnan(Xf)]
-                if not np.array_equal(finite, np.round(finite)):
-                    bad = [
-                        j
-                        for j in range(Xf.shape[1])
-                        if not np.array_equal(
-                            Xf[~np.isnan(Xf[:, j]), j], np.round(Xf[~np.isnan(Xf[:, j]), j])
-                        )
-                    ]
+                bad = np.flatnonzero(np.any(~np.isnan(Xf) & (Xf != np.round(Xf)), axis=0)).tolist()
+                if bad and self.discretizer == "auto":
+                    self.discretizer_ = _TertileBins(bad).fit(Xf)
+                    Xf = self.discretizer_.transform(Xf)
+                elif bad:
                     raise ValueError(
                         f"X has continuous (non-integer) values in columns {bad[:10]}; the "
-                        "lift dependence scale needs discrete features. Pass a discretizer, "
-                        "e.g. discretizer=MahalanobisQuantileDiscretizer(n_bins=3) (joint "
-                        "quantile bins, as in the paper) or "
-                        "KBinsDiscretizer(encode='ordinal')."
+                        "lift dependence scale needs discrete features. Pass a discretizer: "
+                        "discretizer='auto' (sample tertiles per feature), "
+                        "MahalanobisQuantileDiscretizer(n_bins=3) (joint quantile bins, as "
+                        "in the paper; on the command line --params "
+                        "discretizer=mahalanobis:3) or KBinsDiscretizer(encode='ordinal')."
                     )
                 return encode_discrete(Xf), None
             return encode_discrete(X), None
         Xf = self._as_float(X)
-        first = clone(self.discretizer).fit_transform(Xf)
+        fitted = clone(self.discretizer)
+        first = fitted.fit_transform(Xf)
         first = np.asarray(first.toarray() if hasattr(first, "toarray") else first, float)
         if first.ndim == 2 and first.shape[1] == Xf.shape[1]:
+            self.discretizer_ = fitted
             return encode_discrete(first), None
         if first.ndim == 2 and first.shape[1] == 1:
             discretizer = self.discretizer
+            self.discretizer_ = {}
 
             def columns(subset):
-                binned = clone(discretizer).fit_transform(Xf[:, list(subset)])
+                joint = clone(discretizer)
+                binned = joint.fit_transform(Xf[:, list(subset)])
+                self.discretizer_[tuple(subset)] = joint
                 enc = encode_discrete(np.asarray(binned, dtype=np.float64))
                 return enc.codes, [len(enc.categories[0])], enc.categories
 
@@ -450,6 +478,22 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
             )
         self.results_ = pd.DataFrame(rows, columns=_RESULT_COLUMNS)
         self.best_features_ = np.array(res.records[0]["features"], dtype=np.int64)
+        self.regions_ = [
+            (
+                tuple(int(j) for j in rec["features"]),
+                None
+                if rec["profile"] is None and rec["window"] is None
+                else [decode(rec["features"], rec["profile"])]
+                if rec["profile"] is not None
+                else [decode(rec["features"], p) for p in rec["window"]],
+            )
+            for rec in res.records
+            if (rec["profile"] is None and rec["window"] is None) or rec["lift"] > 1.0
+        ]
+        if isinstance(self.discretizer_, dict):
+            keep = {subset for subset, _ in self.regions_}
+            self.discretizer_ = {k: v for k, v in self.discretizer_.items() if k in keep}
+        self.local_support_, self.local_relevance_ = self._matched_support(X)
         return self
 
     def _too_long_message(self, exc, shape, max_size):
@@ -466,6 +510,97 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
             "per subset). Pass max_seconds=None to run it anyway."
         )
 
+    @property
+    def relevance_scope(self):
+        """``"global"`` for ``resolution="features"`` (one subset for all), else ``"local"``."""
+        return "global" if self.resolution == "features" else "local"
+
+    def _row_values(self, X, subset):
+        """Discrete values of the rows of ``X`` on ``subset``, comparable with ``regions_``."""
+        cols = list(subset)
+        if self.discretizer_ is None:
+            vals = np.asarray(X, dtype=object)[:, cols]
+        elif isinstance(self.discretizer_, dict):
+            if subset not in self.discretizer_:
+                return None
+            vals = np.asarray(self.discretizer_[subset].transform(self._as_float(X)[:, cols]))
+            vals = vals.astype(object)
+        else:
+            binned = self.discretizer_.transform(self._as_float(X))
+            binned = binned.toarray() if hasattr(binned, "toarray") else binned
+            vals = np.asarray(binned, dtype=float)[:, cols].astype(object)
+        return np.vectorize(_plain, otypes=[object])(vals) if vals.size else vals
+
+    def _matched_support(self, X):
+        """Union mask and fraction-of-matches relevance of the ranked regions each row matches."""
+        n, m = X.shape[0], self.n_features_in_
+        counts = np.zeros((n, m))
+        n_matched = np.zeros(n)
+        if self.resolution == "features":
+            mask = np.tile(self._get_support_mask(), (n, 1))
+            return mask, mask.astype(np.float64)
+        cache = {}
+        for subset, allowed in self.regions_:
+            if subset not in cache:
+                cache[subset] = self._row_values(X, subset)
+            vals = cache[subset]
+            hit = np.zeros(n, dtype=bool)
+            for profile in allowed:
+                hit |= np.all(vals == np.array(profile, dtype=object)[None, :], axis=1)
+            counts[np.ix_(hit, list(subset))] += 1.0
+            n_matched += hit
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel = np.where(n_matched[:, None] > 0, counts / n_matched[:, None], 0.0)
+        return rel > 0, rel
+
+    def _validate_rows(self, X):
+        if X is None:
+            return None
+        return validate_data(self, X, reset=False, dtype=None, ensure_all_finite="allow-nan")
+
+    def get_local_support(self, X=None, *, indices=False):
+        """Features of the ranked profiles (windows) each row matches.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows in the layout of ``fit`` (raw, before the discretizer).
+            ``None``: the training rows (``local_support_``).
+        indices : bool, default=False
+            If True, return a list of index arrays, one per row.
+
+        Returns
+        -------
+        support : ndarray of shape (n_samples, n_features) or list of ndarray
+            Union of the features of every result in ``results_`` with a
+            lift above 1 whose profile (``"profiles"``) or window
+            (``"windows"``) the row matches; empty when it matches none. With
+            ``resolution="features"`` every row gets ``get_support()``.
+        """
+        check_is_fitted(self)
+        X = self._validate_rows(X)
+        mask = self.local_support_ if X is None else self._matched_support(X)[0]
+        if indices:
+            return [np.flatnonzero(row) for row in mask]
+        return mask
+
+    def local_relevance(self, X=None):
+        """Fraction of the results a row matches that use each feature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows as for :meth:`get_local_support`; ``None``: the training rows.
+
+        Returns
+        -------
+        relevance : ndarray of shape (n_samples, n_features)
+            0 for a row that matches no result.
+        """
+        check_is_fitted(self)
+        X = self._validate_rows(X)
+        return self.local_relevance_ if X is None else self._matched_support(X)[1]
+
     def _get_support_mask(self):
         check_is_fitted(self)
         mask = np.zeros(self.n_features_in_, dtype=bool)
@@ -479,6 +614,29 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.categorical = True
         return tags
+
+
+class _TertileBins:
+    """``discretizer="auto"``: ``columns`` replaced by their sample tertile bin (0, 1, 2).
+
+    The edges are those of the training data, so new rows are binned alike; NaN is kept.
+    """
+
+    def __init__(self, columns):
+        self.columns = list(columns)
+
+    def fit(self, X):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column stays NaN
+            self.edges_ = np.nanquantile(X[:, self.columns], [1 / 3, 2 / 3], axis=0)
+        return self
+
+    def transform(self, X):
+        out = np.array(X, dtype=np.float64, copy=True)
+        sub = out[:, self.columns]
+        binned = (sub > self.edges_[0]).astype(np.float64) + (sub > self.edges_[1])
+        out[:, self.columns] = np.where(np.isnan(sub), np.nan, binned)
+        return out
 
 
 def _all_numeric(X) -> bool:

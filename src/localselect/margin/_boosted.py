@@ -22,6 +22,7 @@ from localselect.margin._neighbours import (
     auto_neighbors,
     build_neighbours,
     expected_distances_truncated,
+    query_class_neighbours,
 )
 from localselect.margin._vector_kernels import im4e
 
@@ -63,9 +64,9 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
     n_neighbors : int, "auto" or None, default="auto"
         Neighbour truncation of every weak learner (see :class:`Immigrate`).
         The neighbours are found once and shared by all rounds. ``"auto"``:
-        exact up to 1,000 samples, else ``k = 1e8 / (N A^2)`` clipped to
-        [10, 100] (a tenth of :class:`Immigrate`'s budget, since a fit runs
-        up to ``n_estimators`` rounds).
+        exact up to 1,000 samples, else ``k = 2e7 / (N A^2)`` clipped to
+        [10, 100] (a fiftieth of :class:`Immigrate`'s budget, since a fit runs
+        up to ``n_estimators`` rounds). Data with missing values run exact.
     n_features_to_select : int, float or None, default=None
         Features kept by ``transform``: that many of the largest entries of
         ``feature_importances_`` (an int), that fraction of the features (a
@@ -105,6 +106,11 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
 
     Notes
     -----
+    Missing values (NaN) are allowed: a difference with an unknown value is
+    its expected value over the known values of the sample's class
+    (Kononenko's rule for unknown values; queries at prediction time use all
+    training values), see :mod:`localselect.margin._missing`.
+
     Round ``t``: fit with weights ``D_t`` (eq. (3.19)); ``eps_t`` is the
     ``D_t``-weighted error of the learner on the training samples, each
     predicted *without itself* (leave-one-out in eq. (3.18); with itself at
@@ -223,9 +229,10 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         Xk = X[:, keep]
         n_nb = self.n_neighbors
         if n_nb == "auto":
-            n_nb = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=1e8)
+            n_nb = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=2e7)
         neighbours = None
-        if n_nb is not None:
+        # Missing values: the neighbour search needs complete rows, so run exact.
+        if n_nb is not None and not np.isnan(Xk).any():
             neighbours = build_neighbours(Xk, codes, k, int(n_nb), n_jobs=self.n_jobs)
         self.n_neighbors_ = None if neighbours is None else neighbours.k
         factor = (self.sigma_min / self.sigma_max) ** (1.0 / self.n_estimators)
@@ -278,7 +285,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
                 else:
                     nb = neighbours.classes
                     loo = expected_distances_truncated(
-                        Xk, Xk, nb.index, nb.distance, result.modelled_weights, sigma
+                        Xk, Xk, nb.indices, nb.distance, result.modelled_weights, sigma
                     )
                 pred = np.argmin(loo, axis=1)
                 wrong = pred != codes
@@ -321,9 +328,23 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
 
     def _votes(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
         votes = np.zeros((X.shape[0], len(self.classes_)))
         rows = np.arange(X.shape[0])
+        first = self.estimators_[0]
+        nb = first._neighbours
+        shared = all(est._neighbours is nb for est in self.estimators_)
+        if nb is not None and shared and not np.isnan(X).any():
+            # One neighbour query serves every learner (same features, same samples).
+            Xk = X[:, first._features]
+            rows_of = [np.flatnonzero(first._codes == c) for c in range(len(self.classes_))]
+            index, distance = query_class_neighbours(nb.models, rows_of, Xk, nb.k)
+            for est, alpha in zip(self.estimators_, self.estimator_weights_):
+                s = expected_distances_truncated(
+                    Xk, est._X_fit, index, distance, est._Wk, est.sigma
+                )
+                votes[rows, np.argmin(s, axis=1)] += alpha
+            return votes
         for est, alpha in zip(self.estimators_, self.estimator_weights_):
             votes[rows, np.argmin(est.expected_distances(X), axis=1)] += alpha
         return votes
@@ -356,3 +377,8 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         check_is_fitted(self)
         votes = self._votes(X)
         return votes / votes.sum(axis=1, keepdims=True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags

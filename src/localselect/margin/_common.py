@@ -73,3 +73,8 @@ class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator
             result = result.weights
         self.feature_importances_ = result
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # missing values: see each kernel
+        return tags

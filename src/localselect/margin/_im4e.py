@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+from numbers import Integral
+
+from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._progress import progress_task
 from localselect.margin import _vector_kernels
 from localselect.margin._common import (
     SOFTMAX_CONSTRAINTS,
     _FeatureWeightSelector,
     iteration_callback,
 )
+from localselect.margin._neighbours import resolve_neighbours
 
 __all__ = ["IM4E"]
 
@@ -38,6 +44,13 @@ class IM4E(_FeatureWeightSelector):
         value.
     n_features_to_select : int, float or None, default=None
         %(n_features_to_select)s
+    n_neighbors : int, "auto" or None, default="auto"
+        Neighbour truncation: each sample's softmax runs over its
+        ``n_neighbors`` nearest hits and nearest misses (Euclidean, found
+        once), O(N k A) per iteration instead of O(N^2 A). ``None`` is the
+        exact all-pairs method. ``"auto"``: exact up to 1,000 samples, else
+        ``k = 1e8 / (N A)`` clipped to [10, 100] (see
+        :class:`Immigrate` for the dropped-weight bound).
     n_jobs : int, default=None
         Threads over row blocks of the pairwise work; results do not depend on
         it.
@@ -55,6 +68,8 @@ class IM4E(_FeatureWeightSelector):
         Cost after each iteration: ``-w^T z + sigma * sum_n (E_miss - E_hit)``.
     n_iter_ : int
         Iterations run.
+    n_neighbors_ : int or None
+        Hits and misses kept per sample; None for the exact method.
     %(fitted_classes_attributes)s
 
     See Also
@@ -64,6 +79,11 @@ class IM4E(_FeatureWeightSelector):
 
     Notes
     -----
+    Missing values (NaN) are allowed: a difference with an unknown value is
+    its expected value over the known values of the sample's class
+    (Kononenko's rule for unknown values; queries at prediction time use all
+    training values), see :mod:`localselect.margin._missing`.
+
     We fix the paper's ``lambda = 1`` (Zhao et al., Sec. 4.2). Misses pool all
     other classes. Starts from uniform weights ``1/A``. The weights are
     normalised to sum 1, as in the authors' R package (``v / sum(v)``): the
@@ -75,7 +95,8 @@ class IM4E(_FeatureWeightSelector):
     (no weighting enlarges the margin) the previous weights are kept and a
     :class:`~localselect.margin.DegenerateMarginWarning` is raised; at
     ``max_iter`` a ``ConvergenceWarning``. A constant feature has ``|d| = 0``
-    everywhere and gets weight 0. Time O(N^2 A) per iteration, memory bounded
+    everywhere and gets weight 0. Time O(N^2 A) per iteration for the exact method (O(N k A)
+    with ``n_neighbors=k`` after one neighbour search), memory bounded
     by row blocks of the ``N x N x A`` differences.
 
     References
@@ -98,6 +119,7 @@ class IM4E(_FeatureWeightSelector):
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
         **SOFTMAX_CONSTRAINTS,
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
     }
 
     def __init__(
@@ -107,6 +129,7 @@ class IM4E(_FeatureWeightSelector):
         max_iter=10,
         tol=1e-4,
         n_features_to_select=None,
+        n_neighbors="auto",
         n_jobs=None,
         verbose=0,
         callback=None,
@@ -115,18 +138,37 @@ class IM4E(_FeatureWeightSelector):
         self.max_iter = max_iter
         self.tol = tol
         self.n_features_to_select = n_features_to_select
+        self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
 
     def _fit_weights(self, X, codes, log):
         log(1, "IM4E: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
-        return _vector_kernels.im4e(
-            X,
-            codes,
-            self.sigma,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            n_jobs=self.n_jobs,
-            callback=iteration_callback(log, "IM4E", self.callback),
+        neighbours = resolve_neighbours(
+            X, codes, self.n_neighbors, budget=1e8, power=1, n_jobs=self.n_jobs
         )
+        self.n_neighbors_ = None if neighbours is None else neighbours.k
+        with progress_task(
+            self.max_iter,
+            "IM4E iterations",
+            verbose=self.verbose,
+            logger=logging.getLogger(__name__),
+            unit="iterations",
+        ) as task:
+
+            def advance(iteration, value):
+                task.advance()
+                if self.callback is not None:
+                    self.callback(iteration, value)
+
+            return _vector_kernels.im4e(
+                X,
+                codes,
+                self.sigma,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                n_jobs=self.n_jobs,
+                callback=iteration_callback(log, "IM4E", advance),
+                neighbours=neighbours,
+            )

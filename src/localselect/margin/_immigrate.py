@@ -89,6 +89,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         ``n_neighbors`` nearest training samples of each class. ``None`` is the
         exact all-pairs method of the paper. ``"auto"``: exact up to 1,000
         samples, else ``k = 1e9 / (N A^2)`` clipped to [10, 100] (see Notes).
+        Data with missing values always run exact.
     n_features_to_select : int, float or None, default=None
         Features kept by ``transform``: that many of the largest diagonal
         weights (an int), that fraction of the features (a float in (0, 1]),
@@ -140,6 +141,11 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
 
     Notes
     -----
+    Missing values (NaN) are allowed: a difference with an unknown value is
+    its expected value over the known values of the sample's class
+    (Kononenko's rule for unknown values; queries at prediction time use all
+    training values), see :mod:`localselect.margin._missing`.
+
     **Algorithm.** Hits are the other samples of a sample's class, misses
     the samples of all other classes (one-vs-rest, so multiclass data need no
     special case). Each iteration computes ``q`` for all pairs, the softmax
@@ -328,9 +334,10 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
 
     def _expected_distances(self, X, *, leave_one_out=False):
         nb = self._neighbours
-        if nb is not None:
+        # A query with missing values is compared with every training sample (exact).
+        if nb is not None and not np.isnan(X[:, self._features]).any():
             if leave_one_out:
-                index, distance = nb.classes.index, nb.classes.distance
+                index, distance = nb.classes.indices, nb.classes.distance
             else:
                 rows_of = [np.flatnonzero(self._codes == c) for c in range(len(self.classes_))]
                 index, distance = query_class_neighbours(
@@ -362,7 +369,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
             ``s[i, c] = sum_{y_n = c} alpha_n^c(x_i) q(x_i, x_n)``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
         return self._expected_distances(X)
 
     @fill_doc
@@ -398,6 +405,11 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
             # Rows, not the diagonal: pruning can zero a main effect and keep interactions.
             return top_k_support(np.abs(self.weights_).sum(axis=1), None)
         return super()._get_support_mask()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
 
 
 def with_fit_result(estimator: Immigrate, result: ImmigrateFit, X, codes, classes) -> Immigrate:

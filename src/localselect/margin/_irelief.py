@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+from numbers import Integral
+
+from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._progress import progress_task
 from localselect.margin import _vector_kernels
 from localselect.margin._common import (
     SOFTMAX_CONSTRAINTS,
     _FeatureWeightSelector,
     iteration_callback,
 )
+from localselect.margin._neighbours import resolve_neighbours
 
 __all__ = ["IRelief"]
 
@@ -36,6 +42,13 @@ class IRelief(_FeatureWeightSelector):
         Stop when ``||w_new - w||_2 < tol`` (Sun's theta).
     n_features_to_select : int, float or None, default=10
         %(n_features_to_select)s
+    n_neighbors : int, "auto" or None, default="auto"
+        Neighbour truncation: each sample's softmax runs over its
+        ``n_neighbors`` nearest hits and nearest misses (Euclidean, found
+        once), O(N k A) per iteration instead of O(N^2 A). ``None`` is the
+        exact all-pairs method. ``"auto"``: exact up to 1,000 samples, else
+        ``k = 1e8 / (N A)`` clipped to [10, 100] (see
+        :class:`Immigrate` for the dropped-weight bound).
     n_jobs : int, default=None
         Threads over row blocks; results do not depend on it.
     verbose : int, default=0
@@ -52,6 +65,8 @@ class IRelief(_FeatureWeightSelector):
         ``||w_new - w||_2`` after each iteration.
     n_iter_ : int
         Iterations run.
+    n_neighbors_ : int or None
+        Hits and misses kept per sample; None for the exact method.
     %(fitted_classes_attributes)s
 
     See Also
@@ -61,11 +76,17 @@ class IRelief(_FeatureWeightSelector):
 
     Notes
     -----
+    Missing values (NaN) are allowed: a difference with an unknown value is
+    its expected value over the known values of the sample's class
+    (Kononenko's rule for unknown values; queries at prediction time use all
+    training values), see :mod:`localselect.margin._missing`.
+
     ``gamma_n = 1 - sum_M f / sum_{j != n} f`` (Sun 2007). Misses pool all
     other classes (one-vs-rest). Probabilities are computed by log-sum-exp, so
     small ``sigma`` does not underflow. Starts from uniform weights; a margin
     vector without a positive entry keeps the previous weights and warns.
-    Time O(N^2 A) per iteration, memory bounded by row blocks.
+    Time O(N^2 A) per iteration for the exact method (O(N k A)
+    with ``n_neighbors=k`` after one neighbour search), memory bounded by row blocks.
 
     References
     ----------
@@ -87,6 +108,7 @@ class IRelief(_FeatureWeightSelector):
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
         **SOFTMAX_CONSTRAINTS,
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
     }
 
     def __init__(
@@ -96,6 +118,7 @@ class IRelief(_FeatureWeightSelector):
         max_iter=20,
         tol=1e-3,
         n_features_to_select=10,
+        n_neighbors="auto",
         n_jobs=None,
         verbose=0,
         callback=None,
@@ -104,18 +127,37 @@ class IRelief(_FeatureWeightSelector):
         self.max_iter = max_iter
         self.tol = tol
         self.n_features_to_select = n_features_to_select
+        self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
 
     def _fit_weights(self, X, codes, log):
         log(1, "I-RELIEF: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
-        return _vector_kernels.irelief(
-            X,
-            codes,
-            self.sigma,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            n_jobs=self.n_jobs,
-            callback=iteration_callback(log, "I-RELIEF", self.callback),
+        neighbours = resolve_neighbours(
+            X, codes, self.n_neighbors, budget=1e8, power=1, n_jobs=self.n_jobs
         )
+        self.n_neighbors_ = None if neighbours is None else neighbours.k
+        with progress_task(
+            self.max_iter,
+            "I-RELIEF iterations",
+            verbose=self.verbose,
+            logger=logging.getLogger(__name__),
+            unit="iterations",
+        ) as task:
+
+            def advance(iteration, value):
+                task.advance()
+                if self.callback is not None:
+                    self.callback(iteration, value)
+
+            return _vector_kernels.irelief(
+                X,
+                codes,
+                self.sigma,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                n_jobs=self.n_jobs,
+                callback=iteration_callback(log, "I-RELIEF", advance),
+                neighbours=neighbours,
+            )

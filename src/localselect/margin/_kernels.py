@@ -22,6 +22,10 @@ array unless it fits the working-memory budget; blocks may run in parallel
 threads, and their partial sums are added in block order, so results do not
 depend on ``n_jobs``. Kernels never validate user input: they take float64
 ``X`` and integer class codes ``0 .. C-1`` with at least two samples per class.
+
+``X`` may hold NaN for missing values: every difference ``|x_n - x_j|`` with an
+unknown entry is then the expected difference of :mod:`localselect.margin._missing`
+(Kononenko's rule for unknown values, on continuous features).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from localselect.margin._kernels import (
     pair_matrix,
     softmax_coefficients,
 )
+from localselect.margin._missing import expected_diff
 from localselect.margin._neighbours import (
     Neighbours,
     auto_neighbors,
@@ -110,7 +111,7 @@ def immigrate_step(
     -------
     step : ImmigrateStep
     """
-    pairs = PairDiffs(X) if pairs is None else pairs
+    pairs = PairDiffs(X, missing=expected_diff(X, codes)) if pairs is None else pairs
     C = pair_quad_forms(pairs, W, n_jobs=n_jobs)
     entropy = softmax_coefficients(C, codes, sigma, sample_weight, hit_sign=1.0)
     return ImmigrateStep(scatter_matrix(pairs, C, n_jobs=n_jobs), entropy)
@@ -239,7 +240,12 @@ def immigrate(
     W = W0
     pairs = None
     if neighbours is None:
-        pairs = PairDiffs(X, block_memory=block_memory, working_memory=working_memory)
+        pairs = PairDiffs(
+            X,
+            block_memory=block_memory,
+            working_memory=working_memory,
+            missing=expected_diff(X, codes),
+        )
     costs: list[float] = []
     converged = degenerate = False
     n_iter = 0
@@ -248,7 +254,13 @@ def immigrate(
             step = immigrate_step(X, codes, W, sigma, sw, pairs=pairs, n_jobs=n_jobs)
         else:
             step = immigrate_step_truncated(  # type: ignore[assignment]
-                X, neighbours.lists, W, sigma, sw, block_memory=block_memory
+                X,
+                neighbours.lists,
+                W,
+                sigma,
+                sw,
+                block_memory=block_memory,
+                diffs=neighbours.diffs,
             )
         W_new = update_weight_matrix(step.scatter, nonnegative=nonnegative)
         n_iter = it
@@ -312,9 +324,11 @@ def expected_distances(
     """
     n_train, a = X_train.shape
     onehot = codes[None, :] == np.arange(n_classes)[:, None]
+    missing = expected_diff(X_train, codes, n_classes, X_query)
 
     def block(rows: slice) -> FloatArray:
-        D = abs_diff(X_query[rows], X_train)
+        Q = X_query[rows]
+        D = abs_diff(Q, X_train) if missing is None else missing.queries(Q)
         q = D @ W if W.ndim == 1 else _quad_form(D, W)
         out = np.full((q.shape[0], n_classes), np.inf)
         for c in range(n_classes):
@@ -453,7 +467,8 @@ def immigrate_fit(
         k = n_neighbors
         if k == "auto":
             k = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=neighbour_budget)
-        if k is not None:
+        # Missing values: the neighbour search needs complete rows, so run exact.
+        if k is not None and not np.isnan(Xk).any():
             neighbours = build_neighbours(Xk, codes, int(codes.max()) + 1, int(k), n_jobs=n_jobs)
     sub_im4e = None if im4e_weights is None else im4e_weights[features]
     W0 = initial_matrix(init, len(features), rng, sub_im4e)

@@ -31,9 +31,10 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
+from sklearn import get_config
 from sklearn.neighbors import NearestNeighbors
 
-from localselect._pairwise import row_chunks
+from localselect._pairwise import DEFAULT_WORKING_MEMORY, row_chunks
 from localselect._typing import FloatArray, IntArray
 
 __all__ = [
@@ -49,7 +50,9 @@ __all__ = [
     "expected_distances_truncated",
     "hit_miss_lists",
     "immigrate_step_truncated",
+    "margin_vector_step_truncated",
     "query_class_neighbours",
+    "resolve_neighbours",
 ]
 
 
@@ -61,19 +64,22 @@ EXACT_MAX_SAMPLES = 1000
 K_MIN, K_MAX = 10, 100
 
 
-def auto_neighbors(n_samples: int, n_features: int, budget: float = 1e9) -> int | None:
+def auto_neighbors(
+    n_samples: int, n_features: int, budget: float = 1e9, power: int = 2
+) -> int | None:
     """The ``n_neighbors="auto"`` rule: None (exact) up to EXACT_MAX_SAMPLES samples, else
-    ``k = budget / (N A^2)`` clipped to [10, 100]."""
+    ``k = budget / (N A^power)`` clipped to [10, 100] (``power`` 2 for the matrix
+    kernel of IMMIGRATE, 1 for the weight-vector kernels of IM4E and I-RELIEF)."""
     if n_samples <= EXACT_MAX_SAMPLES:
         return None
-    k = int(budget // (n_samples * max(n_features, 1) ** 2))
+    k = int(budget // (n_samples * max(n_features, 1) ** power))
     return int(min(max(k, K_MIN), K_MAX))
 
 
 class ClassNeighbours(NamedTuple):
     """The ``k`` nearest samples of every class, for each sample (itself excluded)."""
 
-    index: NDArray[np.intp]  # type: ignore[assignment]  # shadows tuple.index
+    indices: NDArray[np.intp]
     """(N, C, k) row numbers into the training data; padding where ``distance`` is inf."""
     distance: FloatArray
     """(N, C, k) Euclidean distances, increasing along the last axis; inf for padding."""
@@ -161,13 +167,13 @@ def hit_miss_lists(neighbours: ClassNeighbours, codes: IntArray) -> HitMissLists
     nearest of each other class, so they are the ``k`` smallest distances of
     the other classes' lists (ties: stable order, the lower class first).
     """
-    n, n_classes, k = neighbours.index.shape
+    n, n_classes, k = neighbours.indices.shape
     rows = np.arange(n)
-    hits = neighbours.index[rows, codes]
+    hits = neighbours.indices[rows, codes]
     hit_distance = neighbours.distance[rows, codes]
     other = np.ones((n, n_classes), dtype=bool)
     other[rows, codes] = False
-    cand = neighbours.index[other].reshape(n, (n_classes - 1) * k)
+    cand = neighbours.indices[other].reshape(n, (n_classes - 1) * k)
     cand_d = neighbours.distance[other].reshape(n, (n_classes - 1) * k)
     order = np.argsort(cand_d, axis=1, kind="stable")[:, :k]
     misses = np.take_along_axis(cand, order, axis=1)
@@ -185,14 +191,54 @@ class Neighbours(NamedTuple):
     classes: ClassNeighbours
     models: list
     lists: HitMissLists
+    diffs: FloatArray | None = None
+    """(N, k_h + k_m, A) ``|x_n - x_j|`` for the kept hits then misses, when they fit
+    scikit-learn's ``working_memory``; every pass (and every boosting round) reuses them."""
 
 
 def build_neighbours(
     X: FloatArray, codes: IntArray, n_classes: int, k: int, *, n_jobs: int | None = None
 ) -> Neighbours:
-    """:func:`class_neighbours` and :func:`hit_miss_lists` of ``X`` in one record."""
+    """:func:`class_neighbours` and :func:`hit_miss_lists` of ``X`` in one record.
+
+    The kept differences are computed once and cached when they fit
+    scikit-learn's ``working_memory`` (1 GiB by default), else every pass
+    gathers them again block by block.
+    """
     classes, models = class_neighbours(X, codes, n_classes, k, n_jobs=n_jobs)
-    return Neighbours(k, classes, models, hit_miss_lists(classes, codes))
+    lists = hit_miss_lists(classes, codes)
+    cols = np.hstack([lists.hits, lists.misses])
+    budget = (get_config().get("working_memory") or DEFAULT_WORKING_MEMORY) * 2**20
+    diffs = None
+    if cols.size * X.shape[1] * 8 <= budget:
+        diffs = _gather_diffs(X, slice(0, X.shape[0]), cols)
+    return Neighbours(k, classes, models, lists, diffs)
+
+
+def resolve_neighbours(
+    X: FloatArray,
+    codes: IntArray,
+    n_neighbors: int | str | None,
+    *,
+    budget: float,
+    power: int,
+    n_jobs: int | None = None,
+) -> Neighbours | None:
+    """The neighbour record an estimator's ``n_neighbors`` asks for (None: exact).
+
+    Data with missing values always run exact (the neighbour search needs
+    complete rows).
+    """
+    if np.isnan(X).any():
+        return None
+    k = (
+        auto_neighbors(X.shape[0], X.shape[1], budget=budget, power=power)
+        if n_neighbors == "auto"
+        else n_neighbors
+    )
+    if k is None:
+        return None
+    return build_neighbours(X, codes, int(codes.max()) + 1, int(k), n_jobs=n_jobs)
 
 
 def _softmax_rows(logits: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -236,13 +282,15 @@ def immigrate_step_truncated(
     sample_weight: FloatArray,
     *,
     block_memory: float | None = None,
+    diffs: FloatArray | None = None,
 ) -> TruncatedStep:
     """Eq. (3.6) and Sigma of Theorem 3.1 over each sample's kept hits and misses.
 
     ``Sigma = sum_n D_n (sum_{j in H_n^k} alpha_nj d d^T - sum_{j in M_n^k} beta_nj d d^T)``
     with alpha (beta) the softmax of ``-q / sigma`` over the kept hits (misses).
     Rows run in blocks of at most ``block_memory`` MiB (scikit-learn's
-    ``working_memory`` by default); time O(N (k_h + k_m) A^2).
+    ``working_memory`` by default); time O(N (k_h + k_m) A^2). ``diffs``: the
+    cached differences of :class:`Neighbours` (else gathered per block).
     """
     n, a = X.shape
     cols = np.hstack([lists.hits, lists.misses])
@@ -251,7 +299,7 @@ def immigrate_step_truncated(
     total = np.zeros((a, a))
     entropy = 0.0
     for rows in row_chunks(n, 4 * cols.shape[1] * a * 8, block_memory):
-        F = _gather_diffs(X, rows, cols[rows])
+        F = _gather_diffs(X, rows, cols[rows]) if diffs is None else diffs[rows]
         logits = np.where(valid[rows], _quad(F, W) / -sigma, -np.inf)
         alpha, _, ent_h = _softmax_rows(logits[:, :k_h])
         beta, _, ent_m = _softmax_rows(logits[:, k_h:])
@@ -261,6 +309,52 @@ def immigrate_step_truncated(
         total += (flat * coef.reshape(-1, 1)).T @ flat
         entropy += float(s @ (ent_m - ent_h))
     return TruncatedStep(0.5 * (total + total.T), entropy)
+
+
+class TruncatedVectorStep(NamedTuple):
+    """One pass with the feature weights fixed, over the kept hits and misses."""
+
+    z: FloatArray
+    entropy: float
+
+
+def margin_vector_step_truncated(
+    X: FloatArray,
+    lists: HitMissLists,
+    w: FloatArray,
+    sigma: float,
+    sample_weight: FloatArray,
+    *,
+    outlier: bool = False,
+    block_memory: float | None = None,
+    diffs: FloatArray | None = None,
+) -> TruncatedVectorStep:
+    """IM4E / I-RELIEF margin vector over each sample's kept hits and misses.
+
+    ``z = sum_n s_n (sum_{M_n^k} beta |d| - sum_{H_n^k} alpha |d|)`` with alpha
+    (beta) the softmax of ``-w^T |d| / sigma`` over the kept hits (misses);
+    with ``outlier`` the sample weight is multiplied by I-RELIEF's
+    ``gamma_n = 1 - sum_M f / sum_{H, M} f`` over the kept samples. Time
+    O(N (k_h + k_m) A) per pass.
+    """
+    n, a = X.shape
+    cols = np.hstack([lists.hits, lists.misses])
+    valid = np.isfinite(np.hstack([lists.hit_distance, lists.miss_distance]))
+    k_h = lists.hits.shape[1]
+    z = np.zeros(a)
+    entropy = 0.0
+    for rows in row_chunks(n, 3 * cols.shape[1] * a * 8, block_memory):
+        F = _gather_diffs(X, rows, cols[rows]) if diffs is None else diffs[rows]
+        logits = np.where(valid[rows], (F @ w) / -sigma, -np.inf)
+        alpha, lse_h, ent_h = _softmax_rows(logits[:, :k_h])
+        beta, lse_m, ent_m = _softmax_rows(logits[:, k_h:])
+        s = sample_weight[rows]
+        if outlier:
+            s = s * -np.expm1(lse_m - np.logaddexp(lse_h, lse_m))
+        coef = np.hstack([-alpha, beta]) * s[:, None]
+        z += np.einsum("rk,rka->a", coef, F)
+        entropy += float(s @ (ent_m - ent_h))
+    return TruncatedVectorStep(z, entropy)
 
 
 def dropped_weight_bound(

@@ -5,7 +5,8 @@ classes) only, found block by block of rows
 (:func:`localselect._pairwise.row_chunks`); ties go to the lowest index.
 ReliefF has a compiled twin in :mod:`localselect.margin._relieff_numba`.
 Kernels never validate user input: they take float64 ``X`` and integer class
-codes ``0 .. C-1``.
+codes ``0 .. C-1``. NaN in ``X`` marks a missing value: differences use the
+expected-difference rule of :mod:`localselect.margin._missing`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from localselect._pairwise import hit_miss_masks, row_chunks
 from localselect._typing import FloatArray, IntArray
 from localselect.margin import _relieff_numba
 from localselect.margin._kernels import VectorResult, map_blocks
+from localselect.margin._missing import ExpectedDiff, expected_diff
 
 __all__ = ["relief", "relieff", "simba"]
 
@@ -35,7 +37,11 @@ def _masked_argmin(dist: FloatArray, mask: NDArray[np.bool_]) -> NDArray[np.intp
 
 
 def _nearest_hit_miss(
-    X: FloatArray, codes: IntArray, scale: FloatArray, block_memory: float | None
+    X: FloatArray,
+    codes: IntArray,
+    scale: FloatArray,
+    block_memory: float | None,
+    missing: ExpectedDiff | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Nearest hit and nearest miss of every sample under ``||scale * (x - x')||_2``."""
     n = X.shape[0]
@@ -43,7 +49,10 @@ def _nearest_hit_miss(
     nh = np.empty(n, dtype=np.intp)
     nm = np.empty(n, dtype=np.intp)
     for rows in row_chunks(n, 4 * n * 8, block_memory):
-        dist = pairwise_distances(Xs[rows], Xs, metric="sqeuclidean")
+        if missing is None:
+            dist = pairwise_distances(Xs[rows], Xs, metric="sqeuclidean")
+        else:
+            dist = missing.distances(rows, scale**2, 2)
         hits, misses = hit_miss_masks(codes, rows)
         nh[rows] = _masked_argmin(dist, hits)
         nm[rows] = _masked_argmin(dist, misses)
@@ -62,11 +71,18 @@ def relief(
     the lowest index; misses from all other classes), and
     ``w += ((x - NM(x))^2 - (x - NH(x))^2) / M``.
     """
-    nh, nm = _nearest_hit_miss(X, codes, np.ones(X.shape[1]), block_memory)
-    ref = X[sample_indices]
-    diff_miss = (ref - X[nm[sample_indices]]) ** 2
-    diff_hit = (ref - X[nh[sample_indices]]) ** 2
+    missing = expected_diff(X, codes)
+    nh, nm = _nearest_hit_miss(X, codes, np.ones(X.shape[1]), block_memory, missing)
+    diff_miss = _pair_diffs(X, sample_indices, nm[sample_indices], missing) ** 2
+    diff_hit = _pair_diffs(X, sample_indices, nh[sample_indices], missing) ** 2
     return (diff_miss - diff_hit).mean(axis=0)
+
+
+def _pair_diffs(
+    X: FloatArray, ii: NDArray[np.intp], jj: NDArray[np.intp], missing: ExpectedDiff | None
+) -> FloatArray:
+    """``|X[ii] - X[jj]|`` row by row, completed when there are missing values."""
+    return np.abs(X[ii] - X[jj]) if missing is None else missing.pairs(ii, jj)
 
 
 def relieff(
@@ -98,17 +114,23 @@ def relieff(
     """
     if engine not in ("auto", "numpy", "numba"):
         raise ValueError(f"engine must be 'auto', 'numpy' or 'numba'; got {engine!r}.")
-    if engine == "numba" or (engine == "auto" and _relieff_numba.AVAILABLE):
+    has_nan = bool(np.isnan(X).any())
+    if engine == "numba" and has_nan:
+        raise ValueError("engine='numba' needs complete data; use engine='numpy' with NaN.")
+    if engine == "numba" or (engine == "auto" and _relieff_numba.AVAILABLE and not has_nan):
         if not _relieff_numba.AVAILABLE:
             raise ImportError("engine='numba' needs numba: pip install 'localselect[fast]'.")
         threads = None if n_jobs is None else effective_n_jobs(n_jobs)
         memory = (block_memory or get_config().get("working_memory") or 1024) * 2**20
         return _relieff_numba.relieff_compiled(X, codes, n_neighbors, threads, memory)
     n, a = X.shape
-    lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
-    scale = np.divide(1.0, span, out=np.zeros(a), where=span > 0)
-    Xs = (X - lo) * scale
+    known = ~np.isnan(X)
+    lo = np.where(known, X, np.inf).min(axis=0)
+    span = np.where(known, X, -np.inf).max(axis=0) - lo
+    ok = np.isfinite(span) & (span > 0)
+    scale = np.divide(1.0, span, out=np.zeros(a), where=ok)
+    Xs = (X - np.where(ok, lo, 0.0)) * scale
+    missing = expected_diff(Xs, codes)
     n_classes = int(codes.max()) + 1
     counts = np.bincount(codes, minlength=n_classes)
     priors = counts / n
@@ -116,14 +138,16 @@ def relieff(
     # The distance matrix is symmetric: when it fits scikit-learn's working memory,
     # compute each pair once (pdist); otherwise rows of it per block.
     full = None
-    if n * n * 8 <= (get_config().get("working_memory") or 1024) * 2**20:
+    if missing is None and n * n * 8 <= (get_config().get("working_memory") or 1024) * 2**20:
         full = squareform(pdist(Xs, metric="cityblock"))
 
     def block(rows: slice) -> FloatArray:
         if full is not None:
             dist = full[rows].copy()
-        else:
+        elif missing is None:
             dist = pairwise_distances(Xs[rows], Xs, metric="manhattan")
+        else:
+            dist = missing.distances(rows, np.ones(a), 1)
         dist[np.arange(dist.shape[0]), np.arange(rows.start, rows.stop)] = np.inf
         block_codes = codes[rows]
         total = np.zeros(a)
@@ -145,6 +169,8 @@ def relieff(
                 G = Xs[nb]
                 np.subtract(G, ref[:, None, :], out=G)
                 np.abs(G, out=G)
+                if missing is not None:
+                    missing.fill(G, Xs[nb], ref[:, None, :], codes[nb], c_ref)
                 diff = G.reshape(-1, a).sum(axis=0) / k
                 if c_nb == c_ref:
                     total -= diff
@@ -179,17 +205,21 @@ def simba(
     the original algorithm.
     """
     n = X.shape[0]
+    missing = expected_diff(X, codes)
     # A constant feature never differs between samples: it has no margin, weight 0.
-    w = (np.ptp(X, axis=0) > 0).astype(float)
+    known = ~np.isnan(X)
+    span = np.where(known, X, -np.inf).max(axis=0) - np.where(known, X, np.inf).min(axis=0)
+    w = (np.isfinite(span) & (span > 0)).astype(float)
     if not w.any():
         return VectorResult(w, np.zeros(0), 0, True, True)
     changes: list[float] = []
     converged = False
     n_iter = 0
     for it in range(1, max_iter + 1):
-        nh, nm = _nearest_hit_miss(X, codes, w, block_memory)
-        z_hit = (X - X[nh]) ** 2
-        z_miss = (X - X[nm]) ** 2
+        nh, nm = _nearest_hit_miss(X, codes, w, block_memory, missing)
+        every = np.arange(n)
+        z_hit = _pair_diffs(X, every, nh, missing) ** 2
+        z_miss = _pair_diffs(X, every, nm, missing) ** 2
         norm_hit = np.sqrt(z_hit @ w**2)
         norm_miss = np.sqrt(z_miss @ w**2)
         inv_hit = np.divide(1.0, norm_hit, out=np.zeros(n), where=norm_hit > 0)

@@ -52,6 +52,11 @@ class Relief(_FeatureWeightSelector):
 
     Notes
     -----
+    Missing values (NaN) are allowed: a difference with an unknown value is
+    its expected value over the known values of the sample's class
+    (Kononenko's rule for unknown values; queries at prediction time use all
+    training values), see :mod:`localselect.margin._missing`.
+
     Misses come from all other classes pooled (one-vs-rest). Ties between
     equally near neighbours go to the lower sample index. Differences are the
     raw squared feature differences of Algorithm 1, so standardise the data
@@ -143,6 +148,11 @@ class ReliefF(_FeatureWeightSelector):
 
     Notes
     -----
+    Missing values (NaN) are allowed: a difference with an unknown value is
+    its expected value over the known values of the sample's class
+    (Kononenko's rule for unknown values; queries at prediction time use all
+    training values), see :mod:`localselect.margin._missing`.
+
     Every feature is treated as continuous: ``diff(a, x, x') = |x_a - x'_a| /
     (max_a - min_a)`` (0 for a constant feature, which then scores exactly 0).
     Neighbours are found by the Manhattan distance on these scaled features,

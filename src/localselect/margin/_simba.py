@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+
 from localselect._docstrings import fill_doc
+from localselect._progress import progress_task
 from localselect.margin import _nn_kernels
 from localselect.margin._common import (
     ITERATION_CONSTRAINTS,
@@ -52,6 +55,11 @@ class Simba(_FeatureWeightSelector):
 
     Notes
     -----
+    Missing values (NaN) are allowed: a difference with an unknown value is
+    its expected value over the known values of the sample's class
+    (Kononenko's rule for unknown values; queries at prediction time use all
+    training values), see :mod:`localselect.margin._missing`.
+
     Deviation from the paper: the original Simba takes one stochastic step per
     randomly drawn sample. We take full-batch steps (the mean gradient over all
     samples, then ``w`` rescaled to unit max-norm), which needs no per-sample
@@ -94,5 +102,20 @@ class Simba(_FeatureWeightSelector):
 
     def _fit_weights(self, X, codes, log):
         log(1, "Simba: %d samples, %d features", *X.shape)
-        callback = iteration_callback(log, "Simba", self.callback)
-        return _nn_kernels.simba(X, codes, max_iter=self.max_iter, tol=self.tol, callback=callback)
+        with progress_task(
+            self.max_iter,
+            "Simba iterations",
+            verbose=self.verbose,
+            logger=logging.getLogger(__name__),
+            unit="iterations",
+        ) as task:
+
+            def advance(iteration, change):
+                task.advance()
+                if self.callback is not None:
+                    self.callback(iteration, change)
+
+            callback = iteration_callback(log, "Simba", advance)
+            return _nn_kernels.simba(
+                X, codes, max_iter=self.max_iter, tol=self.tol, callback=callback
+            )

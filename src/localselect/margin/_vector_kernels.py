@@ -25,6 +25,8 @@ from localselect.margin._kernels import (
     pair_matrix,
     softmax_coefficients,
 )
+from localselect.margin._missing import expected_diff
+from localselect.margin._neighbours import Neighbours, margin_vector_step_truncated
 
 __all__ = ["MarginVectorStep", "im4e", "irelief", "margin_vector_step"]
 
@@ -62,7 +64,7 @@ def margin_vector_step(
     to ``z``. Pass ``pairs`` to reuse cached differences across iterations.
     """
     n, a = X.shape
-    pairs = PairDiffs(X) if pairs is None else pairs
+    pairs = PairDiffs(X, missing=expected_diff(X, codes)) if pairs is None else pairs
     blocks = range(len(pairs))
 
     # einsum, not BLAS gemv: single-threaded and faster for these thin blocks
@@ -110,6 +112,7 @@ def im4e(
     n_jobs: int | None = None,
     callback: Callable[[int, float], object] | None = None,
     warn: bool = True,
+    neighbours: Neighbours | None = None,
 ) -> VectorResult:
     """IM4E (Bei and Hong 2015) with lambda = 1, as used by IMMIGRATE's Sec. 3.6.
 
@@ -120,16 +123,31 @@ def im4e(
     weight"). Starts from ``w = 1/A``. The cost after each iteration is
     ``-w^T z + sigma * sum_n (E_miss - E_hit)`` (the margin-quantity and
     margin-quality terms); the loop stops on a relative change at most ``tol``.
+    With ``neighbours`` each pass runs over the kept hits and misses only
+    (:func:`~localselect.margin._neighbours.margin_vector_step_truncated`).
     """
     n, a = X.shape
     sw = np.ones(n) if sample_weight is None else sample_weight
     w = np.full(a, 1.0 / a) if w0 is None else w0
-    pairs = PairDiffs(X, block_memory=block_memory)
+    pairs = None
+    if neighbours is None:
+        pairs = PairDiffs(X, block_memory=block_memory, missing=expected_diff(X, codes))
     costs: list[float] = []
     converged = degenerate = False
     n_iter = 0
     for it in range(1, max_iter + 1):
-        step = margin_vector_step(X, codes, w, sigma, sw, pairs=pairs, n_jobs=n_jobs)
+        if neighbours is None:
+            step = margin_vector_step(X, codes, w, sigma, sw, pairs=pairs, n_jobs=n_jobs)
+        else:
+            step = margin_vector_step_truncated(  # type: ignore[assignment]
+                X,
+                neighbours.lists,
+                w,
+                sigma,
+                sw,
+                block_memory=block_memory,
+                diffs=neighbours.diffs,
+            )
         n_iter = it
         w_new = _positive_part_normalised(step.z, ord=1)
         if w_new is None:
@@ -164,22 +182,41 @@ def irelief(
     n_jobs: int | None = None,
     callback: Callable[[int, float], object] | None = None,
     warn: bool = True,
+    neighbours: Neighbours | None = None,
 ) -> VectorResult:
     """I-RELIEF (Sun 2007): ``w = nu^+ / ||nu^+||_2`` with outlier-weighted margins.
 
     ``nu = (1/N) sum_n gamma_n (sum_M beta |d| - sum_H alpha |d|)`` with the
     kernel ``f = exp(-w^T d / sigma)``. Starts from uniform weights; stops when
-    ``||w_new - w||_2 < tol``. The recorded "cost" is that change.
+    ``||w_new - w||_2 < tol``. The recorded "cost" is that change. With
+    ``neighbours`` each pass (and ``gamma_n``) runs over the kept hits and
+    misses only.
     """
     n, a = X.shape
     sw = np.full(n, 1.0 / n)
     w = np.full(a, 1.0 / np.sqrt(a))
-    pairs = PairDiffs(X, block_memory=block_memory)
+    pairs = None
+    if neighbours is None:
+        pairs = PairDiffs(X, block_memory=block_memory, missing=expected_diff(X, codes))
     changes: list[float] = []
     converged = degenerate = False
     n_iter = 0
     for it in range(1, max_iter + 1):
-        step = margin_vector_step(X, codes, w, sigma, sw, outlier=True, pairs=pairs, n_jobs=n_jobs)
+        if neighbours is None:
+            step = margin_vector_step(
+                X, codes, w, sigma, sw, outlier=True, pairs=pairs, n_jobs=n_jobs
+            )
+        else:
+            step = margin_vector_step_truncated(  # type: ignore[assignment]
+                X,
+                neighbours.lists,
+                w,
+                sigma,
+                sw,
+                outlier=True,
+                block_memory=block_memory,
+                diffs=neighbours.diffs,
+            )
         n_iter = it
         w_new = _positive_part_normalised(step.z)
         if w_new is None:

@@ -34,14 +34,25 @@ def feature_names_for(source: Any, n_features: int, feature_names: Any = None) -
     return names
 
 
+def is_local(source: Any) -> bool:
+    """Whether ``source`` is a fitted selector whose rows may get different subsets."""
+    return getattr(source, "relevance_scope", None) == "local" or (
+        hasattr(source, "local_support_") and not hasattr(source, "get_local_support")
+    )
+
+
 def local_masks(source: Any, X: Any = None) -> np.ndarray:
-    """Boolean (n_samples, n_features) masks from a local selector or an array."""
-    if hasattr(source, "get_local_support") and X is not None:
+    """Boolean (n_samples, n_features) masks from a selector or an array.
+
+    A selector gives ``get_local_support(X)`` (``X=None``: its training rows,
+    by the same rule as new rows; see :mod:`localselect.base`).
+    """
+    if hasattr(source, "get_local_support") and (X is not None or is_local(source)):
         mask = source.get_local_support(X)
     elif hasattr(source, "local_support_"):
         mask = source.local_support_
-    elif hasattr(source, "get_local_support"):
-        mask = source.get_local_support()
+    elif hasattr(source, "get_support"):
+        mask = source.get_support()
     else:
         mask = source
     mask = np.asarray(mask)

@@ -7,14 +7,14 @@ from typing import Any
 import numpy as np
 
 from localselect._docstrings import fill_doc
-from localselect.plotting._axes import feature_names_for, local_masks, new_axes
+from localselect.plotting._axes import feature_names_for, is_local, local_masks, new_axes
 
 __all__ = ["plot_selection_frequency"]
 
 
 def _frequencies(source: Any) -> tuple[np.ndarray, str]:
-    if hasattr(source, "local_support_") or hasattr(source, "get_local_support"):
-        return local_masks(source).mean(axis=0), "fraction of regions"
+    if is_local(source):
+        return local_masks(source).mean(axis=0), "fraction of training rows"
     if hasattr(source, "feature_importances_"):
         return np.asarray(source.feature_importances_, dtype=float), "feature importance"
     arr = np.asarray(source)
@@ -26,6 +26,22 @@ def _frequencies(source: Any) -> tuple[np.ndarray, str]:
         "Expected a local selector (local_support_), an estimator with "
         f"feature_importances_, a 2-D mask or a 1-D array; got shape {arr.shape}."
     )
+
+
+def _drawable(values: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Finite bar heights for ``values`` and a label for each non-finite one."""
+    finite = np.isfinite(values)
+    high = float(values[finite].max()) if finite.any() else 0.0
+    low = float(values[finite].min()) if finite.any() else 0.0
+    span = max(high - min(low, 0.0), abs(high), 1e-300) if finite.any() else 1.0
+    heights = np.where(finite, values, 0.0)
+    heights[np.isposinf(values)] = max(high, 0.0) + 0.1 * span if finite.any() else 1.0
+    heights[np.isneginf(values)] = min(low, 0.0) - 0.1 * span if finite.any() else -1.0
+    labels = [
+        "" if f else ("nan" if np.isnan(v) else ("inf" if v > 0 else "-inf"))
+        for v, f in zip(values, finite)
+    ]
+    return heights, labels
 
 
 @fill_doc
@@ -57,7 +73,22 @@ def plot_selection_frequency(
         ``None`` shows every feature in its original order, as the paper does.
     highlight : array-like of bool or int, default=None
         Features to colour differently (for example the truly relevant ones).
-    %(plot_ax_title_returns)s
+    ax : matplotlib Axes, default=None
+        Axes to draw into; a new figure otherwise.
+    title : str, default=None
+        Axes title.
+
+    Notes
+    -----
+    Infinite values (a Fisher score of ``inf`` for a feature that separates
+    the classes perfectly) rank first and are drawn as hatched bars a tenth
+    above the largest finite value (1 when none is finite), labelled
+    ``inf``; ``-inf`` likewise below the smallest. NaN is drawn as an empty
+    slot labelled ``nan``.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
 
     Examples
     --------
@@ -79,7 +110,19 @@ def plot_selection_frequency(
         marked[hl if hl.dtype != bool else np.flatnonzero(hl)] = True
     fig, ax = new_axes(ax, figsize=(max(4.0, 0.25 * order.size + 2), 3.6))
     colors = np.where(marked[order], "tab:red", "tab:blue")
-    ax.bar(np.arange(order.size), values[order], color=list(colors))
+    shown, special = _drawable(values[order])
+    bars = ax.bar(np.arange(order.size), shown, color=list(colors))
+    for bar, label in zip(bars, special):
+        if label:
+            bar.set_hatch("//")
+            top = bar.get_y() + bar.get_height() if bar.get_height() >= 0 else bar.get_y()
+            ax.annotate(
+                label,
+                (bar.get_x() + bar.get_width() / 2, top),
+                ha="center",
+                va="bottom",
+                fontsize=7,
+            )
     if order.size <= 60:
         ax.set_xticks(np.arange(order.size), [names[j] for j in order], rotation=90)
     ax.set_xlabel("feature")

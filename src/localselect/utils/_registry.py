@@ -82,17 +82,22 @@ def fast_params(name: str, profile: str = "demo") -> dict[str, Any]:
     return {k: clone(v) if isinstance(v, BaseEstimator) else v for k, v in params.items()}
 
 
-def fast_estimators(profile: str = "demo") -> list[tuple[str, BaseEstimator]]:
+def fast_estimators(
+    profile: str = "demo", type_filter: str | list[str] | None = None
+) -> list[tuple[str, BaseEstimator]]:
     """One instance of every estimator :func:`all_estimators` finds, with :func:`fast_params`.
 
     Parameters
     ----------
     profile : {"check", "demo"}, default="demo"
         See :func:`fast_params`.
+    type_filter : str or list of str, default=None
+        As in :func:`~localselect.utils.all_estimators`.
 
     Returns
     -------
     estimators : list of (str, estimator)
         ``(name, instance)`` pairs sorted by name.
     """
-    return [(name, cls(**fast_params(name, profile))) for name, cls in all_estimators()]
+    found = all_estimators(type_filter)
+    return [(name, cls(**fast_params(name, profile))) for name, cls in found]

@@ -30,9 +30,10 @@ def all_estimators(type_filter: str | list[str] | None = None) -> list[tuple[str
 
     Parameters
     ----------
-    type_filter : {"classifier", "selector", "local_selector", "global_selector",
-            "transformer"} or list of those, default=None
-        Keep only estimators of these kinds; ``None`` keeps all.
+    type_filter : str or list of str, default=None
+        Keep only estimators of these kinds: ``"classifier"``, ``"selector"``,
+        ``"local_selector"``, ``"global_selector"``, ``"transformer"``, or a
+        list of them. ``None`` keeps all.
 
     Returns
     -------

@@ -8,7 +8,12 @@ checks cover what :class:`~localselect.base.LocalSelectorMixin` promises:
 * ``transform`` keeps the shape and zeroes exactly the unselected entries;
 * permuting the features permutes the masks (up to ties, so the data used has
   none); permuting the samples permutes the training masks;
-* a pickle round trip changes nothing.
+* a pickle round trip changes nothing;
+* training rows and new rows go through one rule: ``get_local_support()``
+  equals ``get_local_support(X_train)``, and a row's subset does not depend
+  on the other rows passed with it;
+* ``local_relevance`` is real, in [0, 1], of the masks' shape, and positive
+  wherever the mask selects a feature.
 
 Use :func:`check_local_selector` to run them all, or iterate over
 :func:`local_selector_checks` to get one test per check.
@@ -32,7 +37,24 @@ __all__ = ["check_local_selector", "local_selector_checks", "make_check_data"]
 def make_check_data(
     n_samples: int = 60, n_features: int = 6, random_state: int = 0
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Small standardised two-class data with informative and noise features."""
+    """Make small standardised two-class data with informative and noise features.
+
+    Parameters
+    ----------
+    n_samples : int, default=60
+        Number of samples.
+    n_features : int, default=6
+        Number of features: the first three informative, the rest noise.
+    random_state : int, default=0
+        Seed of :func:`sklearn.datasets.make_classification`.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        Features, each with mean 0 and standard deviation 1.
+    y : ndarray of shape (n_samples,)
+        Labels in {0, 1}.
+    """
     X, y = make_classification(
         n_samples=n_samples,
         n_features=n_features,
@@ -125,6 +147,39 @@ def check_pickle_round_trip(name: str, estimator) -> None:
         raise AssertionError(f"{name}: predictions differ after a pickle round trip.")
 
 
+def check_one_rule(name: str, estimator) -> None:
+    """Training rows and new rows get their subsets by the same rule."""
+    X, y = make_check_data()
+    est = _fit(estimator, X, y)
+    if not np.array_equal(est.get_local_support(), est.get_local_support(X)):
+        raise AssertionError(
+            f"{name}: get_local_support() differs from get_local_support(X_train)."
+        )
+    if not np.allclose(est.local_relevance(), est.local_relevance(X)):
+        raise AssertionError(f"{name}: local_relevance() differs from local_relevance(X_train).")
+    new, _ = make_check_data(n_samples=12, random_state=1)
+    both = est.get_local_support(np.vstack([new, X[:5]]))
+    if not np.array_equal(
+        both, np.vstack([est.get_local_support(new), est.get_local_support()[:5]])
+    ):
+        raise AssertionError(f"{name}: a row's subset depends on the rows passed with it.")
+
+
+def check_local_relevance(name: str, estimator) -> None:
+    """``local_relevance`` grades the masks: real, in [0, 1], positive where selected."""
+    X, y = make_check_data()
+    est = _fit(estimator, X, y)
+    new, _ = make_check_data(n_samples=12, random_state=1)
+    rel = est.local_relevance(new)
+    mask = est.get_local_support(new)
+    if rel.shape != mask.shape or rel.dtype != np.float64:
+        raise AssertionError(f"{name}: local_relevance has shape {rel.shape}, dtype {rel.dtype}.")
+    if not (np.all(rel >= 0) and np.all(rel <= 1)):
+        raise AssertionError(f"{name}: local_relevance leaves [0, 1].")
+    if np.any(mask & (rel <= 0)):
+        raise AssertionError(f"{name}: a selected feature has relevance 0.")
+
+
 _CHECKS: tuple[Callable[[str, object], None], ...] = (
     check_local_mask_shape,
     check_support_is_union,
@@ -132,6 +187,8 @@ _CHECKS: tuple[Callable[[str, object], None], ...] = (
     check_feature_permutation,
     check_sample_permutation,
     check_pickle_round_trip,
+    check_one_rule,
+    check_local_relevance,
 )
 
 

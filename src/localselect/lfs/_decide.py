@@ -1,0 +1,167 @@
+"""How LFS regions become per-query subsets: the regions that decide a query.
+
+Eq. (11) of Armanfard et al. (2016) classifies a query by votes: region
+``i`` votes for its class ``y_i`` when the query lies in its sphere
+(``d_i(x) <= r_i``, distance in the region's subspace ``f_i``) and the
+query's nearest training points in ``f_i`` are mostly of class ``y_i``;
+``S_c`` is the number of votes for ``c`` over the number ``eta_c`` of
+class-``c`` regions with a non-empty subset, and the predicted class is the
+largest ``S_c``. When no region votes, the spheres are ignored and every
+region votes by its neighbour rule alone.
+
+The **deciding regions** of a query are the regions whose votes make up the
+predicted class's ``S_c``. Its subset (:func:`query_subsets`, rule
+``"decisive"``) is that of the deciding region nearest relative to its
+radius (smallest ``d_i(x) / r_i``; ties to the lower training index); its
+relevance is the fraction of its deciding regions that use each feature. A
+query no region votes for at all (every ``S_c`` is 0) falls back to the
+region relatively nearest over all regions (rule ``"nearest"`` for every
+query: the comparison of docs/index.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from localselect.lfs._weights import subspace_sq_distances
+
+__all__ = ["QuerySubsets", "query_subsets"]
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+#: Query rows per block (bounds memory at a few block x n_train arrays).
+_QUERY_BLOCK = 1024
+
+
+class QuerySubsets(NamedTuple):
+    """Per-query output of :func:`query_subsets`."""
+
+    support: BoolArray  # (n_queries, n_features): subset of the chosen region
+    relevance: FloatArray  # (n_queries, n_features): fraction of deciding regions
+    region: NDArray[np.intp]  # (n_queries,): training index of the chosen region
+    n_deciding: NDArray[np.intp]  # (n_queries,): number of deciding regions (0: fallback)
+    winner: NDArray[np.intp]  # (n_queries,): predicted class code
+
+
+def _groups(support: BoolArray) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+    active = np.flatnonzero(support.any(axis=1))
+    if active.size == 0:
+        return []
+    uniq, inverse = np.unique(support[active], axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    return [(np.flatnonzero(row), active[inverse == g]) for g, row in enumerate(uniq)]
+
+
+def _block_exact(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray, BoolArray]:
+    """Ratio ``d_i(x) / r_i`` and neighbour-rule votes of every region (exact method)."""
+    n_train = est.X_fit_.shape[0]
+    n_classes = est.classes_.size
+    onehot = np.eye(n_classes, dtype=np.int64)[est.y_fit_]
+    ratio = np.full((Q.shape[0], n_train), np.inf)
+    votes = np.zeros((Q.shape[0], n_train), dtype=bool)
+    for feats, reps in groups:
+        sq = subspace_sq_distances(Q[:, feats], est.X_fit_[:, feats])
+        tied = sq <= sq.min(axis=1, keepdims=True)
+        per_class = tied.astype(np.int64) @ onehot
+        wins = per_class > tied.sum(axis=1, keepdims=True) - per_class
+        ratio[:, reps] = np.sqrt(sq[:, reps]) / est.radii_[reps]
+        votes[:, reps] = wins[:, est.y_fit_[reps]]
+    return ratio, votes
+
+
+def _block_candidates(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray, BoolArray]:
+    """As :func:`_block_exact` with the nearest-candidate neighbour rule.
+
+    Votes are computed where they count: for the regions whose sphere holds
+    the query, and for every region when none of those votes (the fallback).
+    """
+    n_train = est.X_fit_.shape[0]
+    ratio = np.full((Q.shape[0], n_train), np.inf)
+    for feats, reps in groups:
+        sq = subspace_sq_distances(Q[:, feats], est.X_fit_[reps][:, feats])
+        ratio[:, reps] = np.sqrt(sq) / est.radii_[reps]
+    votes = np.zeros(ratio.shape, dtype=bool)
+    inside = ratio <= 1.0
+    for i in np.flatnonzero(inside.any(axis=0)):
+        rows = np.flatnonzero(inside[:, i])
+        votes[rows, i] = est._region_votes(Q, i, rows)
+    none = np.flatnonzero(~(votes & inside).any(axis=1))
+    if none.size:
+        for _, reps in groups:
+            for i in reps:
+                votes[none, i] = est._region_votes(Q, i, none)
+    return ratio, votes
+
+
+def query_subsets(est: Any, X: FloatArray, rule: str = "decisive") -> QuerySubsets:
+    """Subsets and relevance of queries ``X`` for a fitted ``LocalFeatureSelection``.
+
+    Parameters
+    ----------
+    est : LocalFeatureSelection
+        Fitted estimator.
+    X : ndarray of shape (n_queries, n_features)
+        Validated queries.
+    rule : {"decisive", "nearest"}, default="decisive"
+        ``"decisive"``: the subset of the deciding region nearest relative to
+        its radius. ``"nearest"``: the subset of the region nearest relative
+        to its radius, deciding or not. The relevance is the fraction of the
+        deciding regions using each feature under both rules.
+
+    Returns
+    -------
+    QuerySubsets
+        ``support`` and ``relevance`` of shape (n_queries, n_features), the
+        chosen ``region``, ``n_deciding`` and the ``winner`` class code (that
+        of :meth:`LocalFeatureSelection.predict`).
+    """
+    if rule not in ("decisive", "nearest"):
+        raise ValueError(f"rule must be 'decisive' or 'nearest', got {rule!r}.")
+    n_q, m = X.shape
+    support = np.asarray(est.local_support_, dtype=bool)
+    n_classes = est.classes_.size
+    out_support = np.zeros((n_q, m), dtype=bool)
+    out_rel = np.zeros((n_q, m))
+    region = np.full(n_q, -1, dtype=np.intp)
+    n_deciding = np.zeros(n_q, dtype=np.intp)
+    winner = np.zeros(n_q, dtype=np.intp)
+    groups = _groups(support)
+    if not groups:
+        return QuerySubsets(out_support, out_rel, region, n_deciding, winner)
+    active = support.any(axis=1)
+    eta = np.bincount(est.y_fit_[active], minlength=n_classes).astype(np.float64)
+    eta[eta == 0] = np.inf
+    onehot = np.eye(n_classes)[est.y_fit_]
+    block_fn = _block_exact if getattr(est, "candidates_", None) is None else _block_candidates
+    support_f = support.astype(np.float64)
+    for start in range(0, n_q, _QUERY_BLOCK):
+        Q = X[start : start + _QUERY_BLOCK]
+        sl = slice(start, start + Q.shape[0])
+        ratio, votes = block_fn(est, Q, groups)
+        sphere = votes & (ratio <= 1.0)
+        pool = np.where(sphere.any(axis=1, keepdims=True), sphere, votes)
+        S = (pool @ onehot) / eta
+        win = np.argmax(S, axis=1)
+        deciding = pool & (est.y_fit_[None, :] == win[:, None]) & (S.max(axis=1) > 0)[:, None]
+        count = deciding.sum(axis=1)
+        nearest_any = np.argmin(ratio, axis=1)
+        if rule == "decisive":
+            masked = np.where(deciding, ratio, np.inf)
+            chosen = np.where(count > 0, np.argmin(masked, axis=1), nearest_any)
+        else:
+            chosen = nearest_any
+        rel = np.where(
+            (count > 0)[:, None],
+            (deciding.astype(np.float64) @ support_f) / np.maximum(count, 1)[:, None],
+            support_f[nearest_any],
+        )
+        out_support[sl] = support[chosen]
+        out_rel[sl] = rel
+        region[sl] = chosen
+        n_deciding[sl] = count
+        winner[sl] = win
+    return QuerySubsets(out_support, out_rel, region, n_deciding, winner)

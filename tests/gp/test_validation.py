@@ -1,0 +1,58 @@
+"""K-NN kernels of the inner validation against direct computations."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from localselect.gp._subspace import path_mask, subspace_path
+from localselect.gp._validation import (
+    knn_votes,
+    masked_sq_dists,
+    nearest_mask,
+    nested_knn_correct,
+)
+
+
+@given(st.integers(0, 10_000))
+def test_masked_distances_match_elementwise(seed):
+    rng = np.random.default_rng(seed)
+    Q, X = rng.normal(size=(6, 5)), rng.normal(size=(9, 5))
+    mask = (rng.random((6, 5)) < 0.5).astype(float)
+    direct = (((Q[:, None, :] - X[None]) ** 2) * mask[:, None, :]).sum(axis=2)
+    np.testing.assert_allclose(masked_sq_dists(Q, mask, X, X * X), direct, atol=1e-12)
+
+
+@given(st.integers(0, 10_000), st.integers(1, 7))
+def test_nearest_mask_is_a_stable_sort(seed, k):
+    rng = np.random.default_rng(seed)
+    sq = rng.integers(0, 4, size=(5, 8)).astype(float)  # many ties
+    expected = np.zeros_like(sq, dtype=bool)
+    for i, row in enumerate(sq):
+        expected[i, np.argsort(row, kind="stable")[:k]] = True
+    np.testing.assert_array_equal(nearest_mask(sq, k), expected)
+
+
+def test_nested_knn_correct_matches_a_loop():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 6))
+    y = (X[:, 0] > 0).astype(np.intp) + (X[:, 1] > 0)
+    Q, yq = X[:10] + 0.1, y[:10]
+    power = rng.gamma(1.0, 2.0, size=(10, 6))
+    corr = np.abs(np.corrcoef(X, rowvar=False))
+    gammas = np.array([-np.inf, 0.5, 1.5])
+    order, critical = subspace_path(power, corr, -np.inf)
+    res = nested_knn_correct(Q, yq, None, order, critical, X, y, gammas, 3)
+    onehot = np.eye(3)[y]
+    for g, gamma in enumerate(gammas):
+        mask = path_mask(order, critical, gamma)
+        hits = 0
+        for q in range(10):
+            d = (((Q[q] - X) ** 2) * mask[q]).sum(axis=1)
+            votes = onehot[np.argsort(d, kind="stable")[:3]].sum(axis=0)
+            hits += int(np.argmax(votes) == yq[q])
+        assert res.correct[g] == hits
+        np.testing.assert_allclose(res.sizes[g], mask.sum(axis=1).mean())
+    sq_all = ((Q[:, None, :] - X[None]) ** 2).sum(axis=2)
+    assert res.correct_all == np.sum(np.argmax(knn_votes(sq_all, onehot, 3), axis=1) == yq)
