@@ -178,7 +178,7 @@ def _supports(method: str, est, Xte) -> dict[str, np.ndarray]:
 
     out = {method: np.asarray(local_support(est, Xte), dtype=bool)}
     if method == "LFS":
-        from localselect.lfs._decide import query_subsets
+        from localselect.lfs import query_subsets
 
         out["LFS (nearest region)"] = query_subsets(est, Xte, rule="nearest").support
     return out
@@ -246,7 +246,7 @@ def _lfs_target(seed: int) -> dict[str, float]:
     """LFS on make_lfs_synthetic(300, 20): held-out per-query scores under both rules."""
     from localselect import LocalFeatureSelection
     from localselect.datasets import make_lfs_synthetic
-    from localselect.lfs._decide import query_subsets
+    from localselect.lfs import query_subsets
 
     X, y, R = make_lfs_synthetic(600, n_irrelevant=20, random_state=seed)
     est = LocalFeatureSelection().fit(X[:300], y[:300])
