@@ -58,10 +58,10 @@ def _feature_scores(
     inverse = inverse.ravel()
     n_lab, n = labels.shape
     n_values = values.size
-    tally = np.zeros((n_values, n_lab, n_classes))
+    counts3 = np.zeros((n_values, n_lab, n_classes))
     lab_idx, pt_idx = np.nonzero(labels >= 0)
-    np.add.at(tally, (inverse[pt_idx], lab_idx, labels[lab_idx, pt_idx]), 1.0)
-    tally = tally.reshape(n_values, n_lab * n_classes)
+    np.add.at(counts3, (inverse[pt_idx], lab_idx, labels[lab_idx, pt_idx]), 1.0)
+    tally = counts3.reshape(n_values, n_lab * n_classes)
     sums = np.empty((n_values, n_lab * n_classes))
     k0 = 1.0 / _SQRT_2PI
     for rows in row_chunks(n_values, 2 * n_values * 8, working_memory):
