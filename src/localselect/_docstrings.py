@@ -43,7 +43,9 @@ title : str, default=None
 
 Returns
 -------
-fig : matplotlib.figure.Figure""",
+fig : matplotlib.figure.Figure
+    The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
+    pyplot-free ``Figure`` (save it with ``fig.savefig``).""",
 }
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.M)

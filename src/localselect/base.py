@@ -102,7 +102,7 @@ N_FEATURES_CONSTRAINT: list = [
 def check_classification_data(
     name: str, y, *, min_class_size: int = 1, why: str = ""
 ) -> tuple[np.ndarray, NDArray[np.intp]]:
-    """Classes and integer codes of a classification target, with the shared checks.
+    """Check a classification target; return its classes and integer codes.
 
     Parameters
     ----------
@@ -150,11 +150,23 @@ def check_classification_data(
 
 
 def resolve_n_features(n_features_to_select, n_features: int) -> int | None:
-    """The number of features ``n_features_to_select`` asks for, out of ``n_features``.
+    """Resolve ``n_features_to_select`` into a number of features out of ``n_features``.
 
     An int ``k`` gives ``min(k, n_features)``; a fraction ``f`` in (0, 1] gives
     ``max(1, round(f * n_features))``; None stays None (every feature with a
     positive score, see :func:`top_k_support`).
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None
+        The estimator's parameter, already validated.
+    n_features : int
+        Number of features of the data.
+
+    Returns
+    -------
+    k : int or None
+        How many features to keep; None for "every positive score".
     """
     k = n_features_to_select
     if k is None:
@@ -165,11 +177,23 @@ def resolve_n_features(n_features_to_select, n_features: int) -> int | None:
 
 
 def top_k_support(scores: NDArray[np.float64], n_features_to_select) -> NDArray[np.bool_]:
-    """The one selection rule: the ``k`` highest scores, or the positive ones.
+    """Select the ``k`` highest scores, or the positive ones (the one selection rule).
 
     ``k`` comes from :func:`resolve_n_features`; ties go to the lower feature
     index (stable sort). ``n_features_to_select=None`` keeps every feature
     whose score is positive (> 0).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_features,)
+        One score per feature, higher is better.
+    n_features_to_select : int, float or None
+        As in :func:`resolve_n_features`.
+
+    Returns
+    -------
+    mask : ndarray of shape (n_features,) of bool
+        The selected features.
     """
     k = resolve_n_features(n_features_to_select, scores.shape[0])
     if k is None:
@@ -181,13 +205,25 @@ def top_k_support(scores: NDArray[np.float64], n_features_to_select) -> NDArray[
 
 
 def verbose_log(logger: logging.Logger, verbose: int) -> Callable[..., None]:
-    """A function ``log(depth, message, *args)`` for an estimator's ``verbose``.
+    """Make a function ``log(depth, message, *args)`` for an estimator's ``verbose``.
 
     Depth 1 (stages) is logged at INFO when ``verbose >= 1``, depth 2
     (iterations) at DEBUG when ``verbose >= 2``; other calls do nothing. The
     messages go to ``logger`` as usual, so the application's logging
     configuration decides where they appear (e.g.
     ``logging.basicConfig(level=logging.INFO)``); no logger's level is changed.
+
+    Parameters
+    ----------
+    logger : logging.Logger
+        Where the records go (usually ``logging.getLogger(__name__)``).
+    verbose : int
+        The estimator's ``verbose`` parameter (None counts as 0).
+
+    Returns
+    -------
+    log : callable
+        ``log(depth, message, *args)``, with ``message % args`` formatting.
 
     Examples
     --------
@@ -297,7 +333,7 @@ class LocalSelectorMixin(TransformerMixin):
         return np.asarray(self._local_relevance(self._validate_for_local(X)), dtype=np.float64)
 
     def get_support(self, indices=False):
-        """Features selected for at least one training sample.
+        """Get the features selected for at least one training sample.
 
         Parameters
         ----------
@@ -465,6 +501,7 @@ def local_support(estimator, X, *, indices=False):
     Returns
     -------
     support : ndarray of shape (n_samples, n_features) or list of ndarray
+        The features of each row: a boolean mask, or one index array per row.
     """
     if hasattr(estimator, "get_local_support"):
         return estimator.get_local_support(X, indices=indices)

@@ -33,7 +33,13 @@ def _add_verbose(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``localselect`` argument parser (public so docs can render it)."""
+    """Build the ``localselect`` argument parser (public so the docs can render it).
+
+    Returns
+    -------
+    parser : argparse.ArgumentParser
+        The parser with every subcommand; ``main`` runs what it parses.
+    """
     parser = argparse.ArgumentParser(
         prog="localselect",
         description="Local feature selection: which features matter where in the sample space.",

@@ -104,7 +104,10 @@ def mrmr_order(
 
 @fill_doc
 class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
-    """mRMR feature selection (MID criterion) on three-state discretised features.
+    """Minimum-redundancy maximum-relevance (mRMR) selection on three-state features.
+
+    The MID criterion of Peng, Long and Ding on features discretised into
+    three states.
 
     Parameters
     ----------

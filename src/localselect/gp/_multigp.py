@@ -150,8 +150,9 @@ def log_marginal_likelihood(
     Returns
     -------
     lml : float
+        The summed log marginal likelihood.
     grad : ndarray of shape (3,)
-        Only when ``eval_gradient``.
+        Its gradient with respect to ``log_hyper``; only when ``eval_gradient``.
     """
     hyper = np.exp(log_hyper)
     n, m = Y.shape
@@ -302,6 +303,9 @@ def greedy_max_variance(
     Returns
     -------
     GreedySelection
+        Every candidate added, in order (``order``); the chosen observations
+        are its prefix ``order[:n_selected]`` with the smallest held-out MSE
+        (``mse``, one value per prefix length).
 
     Notes
     -----
@@ -406,7 +410,25 @@ class SharedKernelGP(NamedTuple):
 def fit_posterior(
     X_obs: FloatArray, Y_obs: FloatArray, mean: FloatArray, hyper: FloatArray
 ) -> SharedKernelGP:
-    """Factor ``K_SS + sigma_n^2 I`` once and solve for all outputs at once."""
+    """Factor ``K_SS + sigma_n^2 I`` once and solve for all outputs at once.
+
+    Parameters
+    ----------
+    X_obs : ndarray of shape (n_observations, n_features)
+        Observation inputs.
+    Y_obs : ndarray of shape (n_observations, n_outputs)
+        Observed values, one column per output (feature GP).
+    mean : ndarray of shape (n_outputs,)
+        Prior mean of each output.
+    hyper : ndarray of shape (3,)
+        ``(length_scale, signal_variance, noise_variance)``.
+
+    Returns
+    -------
+    SharedKernelGP
+        The observations, the Cholesky factor of ``K_SS + sigma_n^2 I`` and
+        ``alpha = K^{-1} (Y_obs - mean)`` for every output.
+    """
     K = se_kernel(X_obs, X_obs, hyper, noise=True)
     L = jittered_cholesky(K)
     alpha = cho_solve((L, True), Y_obs - mean, check_finite=False)

@@ -395,6 +395,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
             S[start : start + Q.shape[0]] = sphere / eta
         return S
 
+    @fill_doc
     def predict_proba(self, X):
         """Class similarities ``S_c`` of eq. (11), normalised to sum 1.
 

@@ -166,7 +166,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     --------
     MahalanobisQuantileDiscretizer : The paper's joint discretisation.
     lift_table : The lift function of a feature set with its counts.
-    dependence : eta of a whole range or a window.
+    dependence : The coefficient eta of a whole range or a window.
 
     Notes
     -----
@@ -559,7 +559,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         return validate_data(self, X, reset=False, dtype=None, ensure_all_finite="allow-nan")
 
     def get_local_support(self, X=None, *, indices=False):
-        """Features of the ranked profiles (windows) each row matches.
+        """Get the features of the ranked profiles (windows) each row matches.
 
         Parameters
         ----------

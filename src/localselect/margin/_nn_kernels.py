@@ -111,6 +111,26 @@ def relieff(
     ``fast`` extra; threads: ``n_jobs``, or every usable core for None), else
     this numpy code; ``"numpy"`` and ``"numba"`` force one. Both find the same
     neighbours and agree to rounding.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data; NaN marks a missing value (numpy engine only).
+    codes : ndarray of shape (n_samples,)
+        Class codes ``0 .. C-1``.
+    n_neighbors : int
+        ``k``: hits, and misses of each other class, per sample (capped per class).
+    block_memory : float, default=None
+        MiB per block of pairwise work; None uses scikit-learn's ``working_memory``.
+    n_jobs : int, default=None
+        Parallel jobs (threads of the compiled kernel, blocks of the numpy one).
+    engine : {"auto", "numpy", "numba"}, default="auto"
+        Which implementation runs (see above).
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        The ReliefF weight of each feature, in [-1, 1].
     """
     if engine not in ("auto", "numpy", "numba"):
         raise ValueError(f"engine must be 'auto', 'numpy' or 'numba'; got {engine!r}.")

@@ -47,7 +47,7 @@ class Relief(_FeatureWeightSelector):
 
     See Also
     --------
-    ReliefF : k nearest hits and misses, range-normalised differences.
+    ReliefF : The k nearest hits and misses, range-normalised differences.
     Simba : Relief with neighbours recomputed under the learned weights.
 
     Notes

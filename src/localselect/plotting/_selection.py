@@ -78,6 +78,12 @@ def plot_selection_frequency(
     title : str, default=None
         Axes title.
 
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
+        pyplot-free ``Figure`` (save it with ``fig.savefig``).
+
     Notes
     -----
     Infinite values (a Fisher score of ``inf`` for a feature that separates
@@ -85,10 +91,6 @@ def plot_selection_frequency(
     above the largest finite value (1 when none is finite), labelled
     ``inf``; ``-inf`` likewise below the smallest. NaN is drawn as an empty
     slot labelled ``nan``.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
 
     Examples
     --------

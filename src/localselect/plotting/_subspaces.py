@@ -149,6 +149,8 @@ def plot_feature_recovery(
     Returns
     -------
     fig : matplotlib.figure.Figure
+        The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
+        pyplot-free ``Figure`` (save it with ``fig.savefig``).
     """
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
