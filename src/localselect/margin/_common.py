@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
 
 from localselect._compat import Interval
+from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._kernels import VectorResult
 
@@ -32,16 +36,36 @@ SOFTMAX_CONSTRAINTS: dict = {
 
 
 def iteration_callback(
-    log: Callable[..., None], name: str, callback: Callable | None
+    log: Callable[..., None], name: str, callback: Callable | None, task: Any = None
 ) -> Callable[[int, float], None]:
-    """Kernel callback: log ``(iteration, objective)`` at depth 2, then call ``callback``."""
+    """Kernel callback: count the iteration on ``task`` (a progress task), log
+    ``(iteration, objective)`` at depth 2, then call the user's ``callback``."""
 
     def report(iteration: int, value: float) -> None:
+        if task is not None:
+            task.advance()
         log(2, "%s iteration %d: %.10g", name, iteration, value)
         if callback is not None:
             callback(iteration, value)
 
     return report
+
+
+@contextmanager
+def iterations(estimator: Any, name: str, log: Callable[..., None]) -> Iterator[Callable]:
+    """A progress task over ``estimator.max_iter`` iterations; yields the kernel callback.
+
+    The callback advances the task, logs each iteration (depth 2) and calls the
+    estimator's own ``callback``.
+    """
+    with progress_task(
+        estimator.max_iter,
+        f"{name} iterations",
+        verbose=estimator.verbose,
+        logger=logging.getLogger(type(estimator).__module__),
+        unit="iterations",
+    ) as task:
+        yield iteration_callback(log, name, estimator.callback, task)
 
 
 class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):

@@ -13,9 +13,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
-from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin, top_k_support
-from localselect.margin._common import NEED_HITS, SOFTMAX_CONSTRAINTS, iteration_callback
+from localselect.margin._common import NEED_HITS, SOFTMAX_CONSTRAINTS, iterations
 from localselect.margin._matrix_kernels import ImmigrateFit, expected_distances, immigrate_fit
 from localselect.margin._neighbours import expected_distances_truncated, query_class_neighbours
 
@@ -289,19 +288,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         prescreen, max_features = resolve_prescreen(self.prescreen, X.shape[1])
         if prescreen is not None or self.init == "im4e":
             log(1, "IMMIGRATE: IM4E weights for %d features", X.shape[1])
-        with progress_task(
-            self.max_iter,
-            "IMMIGRATE iterations",
-            verbose=self.verbose,
-            logger=logger,
-            unit="iterations",
-        ) as task:
-
-            def advance(iteration, cost):
-                task.advance()
-                if self.callback is not None:
-                    self.callback(iteration, cost)
-
+        with iterations(self, "IMMIGRATE", log) as callback:
             result = immigrate_fit(
                 X,
                 codes,
@@ -316,7 +303,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
                 max_iter=self.max_iter,
                 tol=self.tol,
                 n_jobs=self.n_jobs,
-                callback=iteration_callback(log, "IMMIGRATE", advance),
+                callback=callback,
             )
         log(1, "IMMIGRATE: modelled %d of %d features", len(result.features), X.shape[1])
         return with_fit_result(self, result, X, codes, self.classes_)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import logging
 from numbers import Integral
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
-from localselect._progress import progress_task
 from localselect.margin import _vector_kernels
 from localselect.margin._common import (
     SOFTMAX_CONSTRAINTS,
     _FeatureWeightSelector,
-    iteration_callback,
+    iterations,
 )
 from localselect.margin._neighbours import resolve_neighbours
 
@@ -138,19 +136,7 @@ class IRelief(_FeatureWeightSelector):
             X, codes, self.n_neighbors, budget=1e8, power=1, n_jobs=self.n_jobs
         )
         self.n_neighbors_ = None if neighbours is None else neighbours.k
-        with progress_task(
-            self.max_iter,
-            "I-RELIEF iterations",
-            verbose=self.verbose,
-            logger=logging.getLogger(__name__),
-            unit="iterations",
-        ) as task:
-
-            def advance(iteration, value):
-                task.advance()
-                if self.callback is not None:
-                    self.callback(iteration, value)
-
+        with iterations(self, "I-RELIEF", log) as callback:
             return _vector_kernels.irelief(
                 X,
                 codes,
@@ -158,6 +144,6 @@ class IRelief(_FeatureWeightSelector):
                 max_iter=self.max_iter,
                 tol=self.tol,
                 n_jobs=self.n_jobs,
-                callback=iteration_callback(log, "I-RELIEF", advance),
+                callback=callback,
                 neighbours=neighbours,
             )

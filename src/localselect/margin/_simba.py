@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import logging
-
 from localselect._docstrings import fill_doc
-from localselect._progress import progress_task
 from localselect.margin import _nn_kernels
 from localselect.margin._common import (
     ITERATION_CONSTRAINTS,
     _FeatureWeightSelector,
-    iteration_callback,
+    iterations,
 )
 
 __all__ = ["Simba"]
@@ -102,20 +99,7 @@ class Simba(_FeatureWeightSelector):
 
     def _fit_weights(self, X, codes, log):
         log(1, "Simba: %d samples, %d features", *X.shape)
-        with progress_task(
-            self.max_iter,
-            "Simba iterations",
-            verbose=self.verbose,
-            logger=logging.getLogger(__name__),
-            unit="iterations",
-        ) as task:
-
-            def advance(iteration, change):
-                task.advance()
-                if self.callback is not None:
-                    self.callback(iteration, change)
-
-            callback = iteration_callback(log, "Simba", advance)
+        with iterations(self, "Simba", log) as callback:
             return _nn_kernels.simba(
                 X, codes, max_iter=self.max_iter, tol=self.tol, callback=callback
             )
