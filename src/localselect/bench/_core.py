@@ -169,7 +169,7 @@ class SuiteContext:
         values : list
             One result per cell, in the order of ``keys``.
         """
-        from sklearn.utils.parallel import Parallel, delayed
+        from localselect._parallel import Parallel, delayed
 
         paths = [self._cache_path(key) for key in keys]
         missing = [i for i, path in enumerate(paths) if not path.exists()]

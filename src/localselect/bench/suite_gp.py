@@ -58,9 +58,9 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.neighbors import KNeighborsClassifier, NeighborhoodComponentsAnalysis
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.parallel import Parallel, delayed
 
 from localselect import GPLocalFeatureSelection
+from localselect._parallel import Parallel, delayed
 from localselect.bench._core import SuiteContext, load_published, register_suite
 from localselect.datasets import load_dataset, make_subspace_classification
 from localselect.gp import discriminative_scores, fit_posterior, greedy_max_variance

@@ -12,13 +12,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._pairwise import row_chunks
+from localselect._parallel import Parallel, delayed
 from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
 from localselect.gp._medoids import k_medoids

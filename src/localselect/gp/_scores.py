@@ -19,9 +19,9 @@ import itertools
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import row_chunks
+from localselect._parallel import Parallel, delayed
 
 __all__ = [
     "discriminative_scores",

@@ -8,11 +8,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._parallel import Parallel, delayed
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
 from localselect.lfs._decide import query_subsets
 from localselect.lfs._regions import nn_votes

@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
 
+from localselect._parallel import local_threads
 from localselect._typing import BoolArray, FloatArray, IntArray
 from localselect.lfs._lp import (
     cost_scale,
@@ -147,7 +148,8 @@ def nearest_candidates(
         members = np.flatnonzero(y == c)
         k = min(n_candidates + 1, members.size)
         nn = NearestNeighbors(n_neighbors=k, n_jobs=n_jobs).fit(X[members])
-        idx = members[nn.kneighbors(X, return_distance=False)]
+        with local_threads():
+            idx = members[nn.kneighbors(X, return_distance=False)]
         # Rows of class c drop themselves (or, among more than k duplicates, the last
         # neighbour); other rows drop the extra (k-th) neighbour when c has more.
         own = y == c

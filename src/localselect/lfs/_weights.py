@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 from sklearn import get_config
-from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import DEFAULT_BLOCK_MEMORY, row_chunks
+from localselect._parallel import Parallel, delayed
 from localselect._typing import BoolArray, FloatArray
 
 __all__ = ["class_distances", "lfs_weights", "local_weights", "subspace_sq_distances"]

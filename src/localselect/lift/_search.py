@@ -36,8 +36,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils.parallel import Parallel, delayed
 
+from localselect._parallel import Parallel, delayed
 from localselect._progress import ProgressTask
 from localselect._typing import FloatArray, Int64Array
 from localselect.lift._measures import _plogp_terms, joint_codes

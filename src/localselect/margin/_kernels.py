@@ -34,9 +34,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import PairDiffs, hit_miss_masks, masked_softmax, row_chunks
+from localselect._parallel import Parallel, delayed
 from localselect._typing import FloatArray, IntArray
 
 __all__ = [
