@@ -41,6 +41,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import CancelledError
 from typing import Any
 
 import joblib
@@ -66,7 +67,7 @@ _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
 
 class ClusterLostError(RuntimeError):
-    """The Dask cluster running a parallel loop is gone (scheduler, client or every worker).
+    """The Dask cluster running a parallel loop is gone: its scheduler, or every worker.
 
     Work already finished on the cluster is not kept by the estimator; rerun the
     fit once the cluster is back (``localselect bench`` resumes from its cache).
@@ -204,6 +205,14 @@ class _DaskRun:
             "(localselect bench resumes from its cache)."
         )
 
+    def _disconnected(self) -> ClusterLostError:
+        return self._lost(f"the client lost its connection (status {self.client.status!r})")
+
+    def _count_retry(self, why: str) -> None:
+        self.resubmits += 1
+        if self.resubmits > MAX_RESUBMITS * len(self.units):
+            raise self._lost(why)
+
     def _n_workers(self) -> int:
         try:
             return len(self.client.nthreads())
@@ -244,23 +253,27 @@ class _DaskRun:
             changed.wait(POLL_SECONDS)
             changed.clear()
             if self.client.status != "running":
-                raise self._lost(f"the client's connection is {self.client.status}")
+                raise self._disconnected()
             progressed = False
             for i in range(next_index, len(futures)):
                 future = futures[i]
                 if i in done or future.status == "pending":
                     continue
                 if future.status == "finished":
-                    done[i] = future.result()
+                    try:
+                        done[i] = future.result()
+                    except (OSError, CancelledError) as exc:
+                        # The connection broke while fetching: look again on the next poll
+                        # (a lost scheduler shows as the client's status by then).
+                        self._count_retry(f"fetching results kept failing ({exc!r})")
+                        continue
                     progressed = True
                 elif future.status == "error":
                     future.result()  # raises the unit's own exception (or KilledWorker)
                 else:  # cancelled or lost: its inputs went with a worker
                     if self.client.status != "running":
-                        raise self._lost(f"the client's connection is {self.client.status}")
-                    self.resubmits += 1
-                    if self.resubmits > MAX_RESUBMITS * len(futures):
-                        raise self._lost(f"units were cancelled {self.resubmits} times")
+                        raise self._disconnected()
+                    self._count_retry("units were cancelled again and again")
                     futures[i] = self._submit(i)
                     watch(futures[i])
             while next_index in done:
