@@ -35,6 +35,7 @@ from sklearn import get_config
 from sklearn.neighbors import NearestNeighbors
 
 from localselect._pairwise import DEFAULT_WORKING_MEMORY, row_chunks
+from localselect._parallel import local_threads
 from localselect._typing import FloatArray, IntArray
 
 __all__ = [
@@ -108,7 +109,8 @@ def query_class_neighbours(
         kc = min(k, len(rows_of[c]))
         if kc == 0 or n_q == 0:
             continue
-        dist, local = model.kneighbors(X_query, kc)
+        with local_threads():  # threads here, never a Dask cluster's scatter
+            dist, local = model.kneighbors(X_query, kc)
         index[:, c, :kc] = rows_of[c][local]
         distance[:, c, :kc] = dist
     return index, distance
@@ -134,12 +136,14 @@ def class_neighbours(
         k_own = min(k, len(own) - 1)
         if k_own > 0:
             # kneighbors() without X leaves each training point out of its own list.
-            dist, local = model.kneighbors(None, k_own)
+            with local_threads():
+                dist, local = model.kneighbors(None, k_own)
             index[own, c, :k_own] = own[local]
             distance[own, c, :k_own] = dist
         k_other = min(k, len(own))
         if k_other > 0 and len(others):
-            dist, local = model.kneighbors(X[others], k_other)
+            with local_threads():
+                dist, local = model.kneighbors(X[others], k_other)
             index[others, c, :k_other] = own[local]
             distance[others, c, :k_other] = dist
     sizes = np.array([len(r) for r in rows_of], dtype=np.intp)
