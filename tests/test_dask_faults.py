@@ -58,8 +58,15 @@ pytestmark = [
 TIMEOUT = 240
 
 
+#: Keys of the shared layer's data tasks (inputs); the plugins act on units of work only.
+DATA_TASK = "localselect-data-"
+
+#: Any unit of work: the first one that starts is the one that dies with its worker.
+ANY_UNIT = ""
+
+
 class KillOnStart(distributed.WorkerPlugin):
-    """Once per ``marker`` file, act when a task whose key starts with ``prefix`` starts.
+    """Once per ``marker`` file, act when a unit whose key starts with ``prefix`` starts.
 
     ``action``: ``"kill"`` (SIGKILL this worker), ``"hog"`` (allocate ``hog_bytes``
     and hold the worker until its nanny kills it for exceeding ``memory_limit``) or
@@ -77,7 +84,8 @@ class KillOnStart(distributed.WorkerPlugin):
         self.after = after
 
     def transition(self, key, start, finish, **kwargs):
-        if finish != "executing" or not str(key).startswith(self.prefix):
+        key = str(key)
+        if finish != "executing" or key.startswith(DATA_TASK) or not key.startswith(self.prefix):
             return
         if self.after is not None and not (
             os.path.isdir(self.after) and any(os.scandir(self.after))
@@ -126,7 +134,7 @@ def killing(client, prefix, tmp_path, **kwargs):
         yield marker
     finally:
         client.unregister_worker_plugin(name)
-    assert marker.exists(), f"no task {prefix!r} started: the test killed nothing"
+    assert marker.exists(), f"no unit {prefix!r}... started: the test killed nothing"
     client.wait_for_workers(2, timeout=TIMEOUT)
     pids = set(client.run(os.getpid).values())
     assert int(marker.read_text()) not in pids, "the worker chosen to die is still running"
@@ -141,7 +149,7 @@ def test_lfs_fit_survives_killed_worker(dask_client, tmp_path):
     X, y, _ = make_lfs_synthetic(n_samples=60, n_irrelevant=8, random_state=0)
     params = dict(alpha=3, n_beta=6, tau=2, random_state=0)
     serial = LocalFeatureSelection(**params, n_jobs=1).fit(X, y)
-    with killing(dask_client, "select_block", tmp_path):
+    with killing(dask_client, ANY_UNIT, tmp_path):
         survived = on_dask(lambda: LocalFeatureSelection(**params, n_jobs=-1).fit(X, y))
     np.testing.assert_array_equal(serial.local_support_, survived.local_support_)
     np.testing.assert_array_equal(serial.radii_, survived.radii_)
@@ -153,7 +161,7 @@ def test_lfs_fit_survives_nanny_restart_for_memory(dask_client, tmp_path):
     X, y, _ = make_lfs_synthetic(n_samples=60, n_irrelevant=8, random_state=1)
     params = dict(alpha=3, n_beta=6, tau=2, random_state=1)
     serial = LocalFeatureSelection(**params, n_jobs=1).fit(X, y)
-    with killing(dask_client, "select_block", tmp_path, action="hog", hog_bytes=3 * 2**29):
+    with killing(dask_client, ANY_UNIT, tmp_path, action="hog", hog_bytes=3 * 2**29):
         survived = on_dask(lambda: LocalFeatureSelection(**params, n_jobs=-1).fit(X, y))
     np.testing.assert_array_equal(serial.local_support_, survived.local_support_)
     np.testing.assert_array_equal(serial.radii_, survived.radii_)
@@ -166,7 +174,7 @@ def test_gp_fit_survives_killed_worker(dask_client, tmp_path):
     )
     params = dict(n_neighbors=5, max_iter=3, random_state=0)
     serial = GPLocalFeatureSelection(**params, n_jobs=1).fit(X[:60], y[:60])
-    with killing(dask_client, "_score_block", tmp_path):
+    with killing(dask_client, ANY_UNIT, tmp_path):
         survived = on_dask(
             lambda: GPLocalFeatureSelection(**params, n_jobs=-1).fit(X[:60], y[:60])
         )
@@ -180,7 +188,7 @@ def test_boosted_immigrate_fit_survives_killed_worker(dask_client, tmp_path):
     params = dict(n_estimators=4, max_iter=2, random_state=0)
     serial = BoostedImmigrate(**params, n_jobs=1).fit(X, y)
     # 1 MiB blocks: the fit's pair blocks become a dozen tasks on the cluster.
-    with sklearn.config_context(working_memory=1), killing(dask_client, "block", tmp_path):
+    with sklearn.config_context(working_memory=1), killing(dask_client, ANY_UNIT, tmp_path):
         survived = on_dask(lambda: BoostedImmigrate(**params, n_jobs=-1).fit(X, y))
     np.testing.assert_array_equal(serial.predict_proba(X), survived.predict_proba(X))
     np.testing.assert_array_equal(serial.feature_importances_, survived.feature_importances_)
@@ -208,7 +216,7 @@ def test_bench_suite_survives_killed_worker(dask_client, tmp_path):
         return json.dumps(result["records"], sort_keys=True)
 
     serial = records(tmp_path / "serial", 1)
-    with killing(dask_client, "_fold_scores", tmp_path):
+    with killing(dask_client, ANY_UNIT, tmp_path):
         survived = on_dask(lambda: records(tmp_path / "dask", -1))
     assert serial == survived
 
@@ -274,7 +282,7 @@ def test_killed_scheduler_fails_clearly(separate_scheduler, tmp_path):
     X, y, _ = make_lfs_synthetic(n_samples=60, n_irrelevant=8, random_state=0)
     marker = tmp_path / "killed"
     client.register_plugin(
-        KillOnStart("select_block", str(marker), "kill-pid", pid=scheduler_pid), name="kill"
+        KillOnStart(ANY_UNIT, str(marker), "kill-pid", pid=scheduler_pid), name="kill"
     )
     box, _ = run_with_deadline(
         lambda: on_dask(lambda: LocalFeatureSelection(alpha=3, n_jobs=-1).fit(X, y))
