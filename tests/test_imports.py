@@ -24,6 +24,8 @@ LAYERS = {
     "_progress": 0,
     "_typing": 0,
     "_docstrings": 0,
+    "_dask": 0,
+    "_parallel": 1,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -40,7 +42,7 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_progress", "_typing"}
+SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_parallel", "_progress", "_typing"}
 
 
 def _unit(module: str) -> str:

@@ -4,12 +4,13 @@ joblib's ``DaskDistributedBackend`` scatters every argument above 1 kB to one
 worker (``client.scatter(arg, hash=False)``); the scheduler cannot recreate
 scattered data, so losing that worker fails every task that needs it. This
 subclass ships those arguments as data tasks instead (``client.submit(identity,
-arg, pure=False)``, see :mod:`localselect._parallel`), which the scheduler
+arg, pure=False)``, as :mod:`localselect._parallel` does), which the scheduler
 recomputes from their specification when a worker dies. Everything else is
 joblib's: batching, ``scatter=[...]`` (broadcast) and ``submit_kwargs``.
 
-It is imported only when a user asks for the backend
-(``joblib.parallel_config(backend="localselect-dask")``), and overrides
+It is imported only on a Dask path (``joblib.parallel_config(backend=
+"localselect-dask")``, or a ``localselect._parallel.Parallel`` loop inside a
+Dask context) and imports nothing from localselect. It overrides
 joblib's private ``_to_func_args``; a joblib upgrade that changes it breaks
 here, in one place.
 """
@@ -24,16 +25,25 @@ from dask.sizeof import sizeof
 from joblib import parallel_config
 from joblib._dask import Batch, DaskDistributedBackend
 
-from localselect._parallel import _SCALARS, BACKEND_NAME, DATA_TASK_BYTES, _identity
+__all__ = ["DATA_TASK_BYTES", "SCALARS", "ResilientDaskBackend", "identity"]
 
-__all__ = ["ResilientDaskBackend"]
+#: Arguments at least this large (bytes, ``dask.sizeof``) travel as data tasks.
+DATA_TASK_BYTES = 1_000
+
+#: Argument types always embedded in the task that uses them.
+SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def identity(value: Any) -> Any:
+    """The function of a data task: its embedded argument, recomputable by the scheduler."""
+    return value
 
 
 class _ResilientBatch(Batch):
     """joblib's batch of calls; nested joblib loops stay on the resilient backend."""
 
     def __call__(self, tasks=None):
-        with parallel_config(backend=BACKEND_NAME):
+        with parallel_config(backend=ResilientDaskBackend()):
             return [func(*args, **kwargs) for func, args, kwargs in tasks]
 
 
@@ -59,7 +69,7 @@ class ResilientDaskBackend(DaskDistributedBackend):
         self._shipped = {}
 
     def _ship(self, value: Any) -> Any:
-        if isinstance(value, _SCALARS):
+        if isinstance(value, SCALARS):
             return value
         scattered = self.data_futures.get(id(value))
         if scattered is not None:  # scatter=[...] given by the user: broadcast by joblib
@@ -73,7 +83,7 @@ class ResilientDaskBackend(DaskDistributedBackend):
         if entry is None or entry[1].status in ("cancelled", "lost"):
             with dask.config.set({"distributed.admin.large-graph-warning-threshold": "64GiB"}):
                 future = self.client.submit(
-                    _identity, value, key=f"localselect-data-{uuid.uuid4().hex}", pure=False
+                    identity, value, key=f"localselect-data-{uuid.uuid4().hex}", pure=False
                 )
             # Keep ``value`` alive with its future so its id is not reused in this call.
             entry = shipped[id(value)] = (value, future)

@@ -54,16 +54,11 @@ __all__ = ["ClusterLostError", "Parallel", "delayed", "local_threads"]
 #: Name under which ``import localselect`` registers the fault-tolerant joblib backend.
 BACKEND_NAME = "localselect-dask"
 
-#: Arguments at least this large (bytes, ``dask.sizeof``) travel as data tasks.
-DATA_TASK_BYTES = 1_000
-
 #: How often (seconds) the client checks its cluster while it waits for results.
 POLL_SECONDS = 1.0
 
 #: Times a unit cancelled by the cluster (its inputs lost) is submitted again.
 MAX_RESUBMITS = 3
-
-_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
 
 class ClusterLostError(RuntimeError):
@@ -123,10 +118,6 @@ def local_threads() -> Any:
     return joblib.parallel_config(backend="threading")
 
 
-def _identity(value: Any) -> Any:
-    return value
-
-
 def _run_unit(func: Callable, args: list, kwargs: dict) -> Any:
     """One unit on a worker; its nested joblib loops go to the same cluster, resiliently."""
     with joblib.parallel_config(backend=BACKEND_NAME):
@@ -156,11 +147,13 @@ class _DaskRun:
     def _shared_ids(self) -> set[int]:
         from dask.sizeof import sizeof
 
+        from localselect._dask import DATA_TASK_BYTES, SCALARS
+
         seen: dict[int, int] = {}
         big: set[int] = set()
         for _, args, kwargs in self.units:
             for value in (*args, *kwargs.values()):
-                if isinstance(value, _SCALARS):
+                if isinstance(value, SCALARS):
                     continue
                 seen[id(value)] = seen.get(id(value), 0) + 1
                 if sizeof(value) >= DATA_TASK_BYTES:
@@ -169,12 +162,14 @@ class _DaskRun:
 
     def _ship(self, value: Any) -> Any:
         """``value`` itself, or a data task holding it when it is shared or large."""
+        from localselect._dask import identity
+
         if id(value) not in self.shared:
             return value
         future = self.data.get(id(value))
         if future is None or future.status in ("cancelled", "lost"):
             future = self.client.submit(
-                _identity, value, key=f"localselect-data-{uuid.uuid4().hex}", pure=False
+                identity, value, key=f"localselect-data-{uuid.uuid4().hex}", pure=False
             )
             self.data[id(value)] = future
         return future
