@@ -86,8 +86,11 @@ def _summary(modname: str) -> str:
     return doc.split("\n\n")[0].replace("\n", " ")
 
 
-def write_api_pages(outdir: Path) -> None:
-    """Write ``index.rst``, one page per public module, and ``cli.rst`` into ``outdir``."""
+def write_api_pages(outdir: Path) -> list[str]:
+    """Write ``index.rst``, one page per public module, and ``cli.rst`` into ``outdir``.
+
+    Returns the module pages (paths relative to the docs folder) for autosummary.
+    """
     outdir.mkdir(parents=True, exist_ok=True)
     sections = {mod: names for mod, names in public_objects().items() if names}
     lines = [
@@ -175,6 +178,7 @@ def write_api_pages(outdir: Path) -> None:
     ]
     _write_if_changed(outdir / "cli.rst", "\n".join(cli))
     _remove_stale(outdir, sections)
+    return [f"{outdir.name}/{mod}.rst" for mod in sections]
 
 
 def _remove_stale(outdir: Path, sections: dict[str, list[str]]) -> None:

@@ -49,8 +49,9 @@ templates_path = ["_templates"]
 suppress_warnings: list[str] = []
 
 # -- API reference ------------------------------------------------------------
-write_api_pages(HERE / "api")
-autosummary_generate = True
+# The module pages, named explicitly: an incremental build would otherwise
+# miss the stubs of a module page that did not exist in the previous build.
+autosummary_generate = write_api_pages(HERE / "api")
 autosummary_imported_members = True
 autodoc_default_options = {"members": True, "inherited-members": True, "show-inheritance": True}
 autodoc_typehints = "none"

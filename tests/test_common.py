@@ -6,8 +6,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from localselect.base import LocalSelectorMixin
-from localselect.utils import all_estimators
-from localselect.utils._test_common import INIT_PARAMS, make_instances
+from localselect.utils import FAST_PARAMS, all_estimators, fast_estimators
 from localselect.utils.estimator_checks import local_selector_checks
 
 #: Checks an estimator is known to fail, with the reason (sklearn's expected_failed_checks).
@@ -18,13 +17,17 @@ def _expected_failed_checks(estimator) -> dict[str, str]:
     return EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {})
 
 
-@parametrize_with_checks(make_instances(), expected_failed_checks=_expected_failed_checks)
+def _instances():
+    return [est for _, est in fast_estimators("check")]
+
+
+@parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
 def _local_cases():
-    for est in make_instances():
+    for est in _instances():
         if isinstance(est, LocalSelectorMixin):
             for check in local_selector_checks(est):
                 yield pytest.param(est, check, id=f"{type(est).__name__}-{check.__name__}")
@@ -38,5 +41,5 @@ def test_local_selector_contract(estimator, check):
 def test_registry_names_real_estimators():
     names = {name for name, _ in all_estimators()}
     assert "FisherScore" in names
-    unknown = set(INIT_PARAMS) - names
-    assert not unknown, f"INIT_PARAMS names estimators that do not exist: {unknown}"
+    unknown = set(FAST_PARAMS) - names
+    assert not unknown, f"FAST_PARAMS names estimators that do not exist: {unknown}"

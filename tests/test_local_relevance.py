@@ -24,7 +24,7 @@ from localselect import (
     Simba,
 )
 from localselect.base import local_relevance, local_support, relevance_scope
-from localselect.bench._mrmr import MRMR
+from localselect.filters import MRMR
 from localselect.utils.estimator_checks import make_check_data
 
 GLOBAL = [

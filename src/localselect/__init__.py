@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from localselect.base import LocalSelectorMixin
-    from localselect.filters import FisherScore, fisher_score
+    from localselect.filters import MRMR, FisherScore, fisher_score
     from localselect.gp import GPLocalFeatureSelection
     from localselect.lfs import LocalFeatureSelection
     from localselect.lift import LiftFeatureSelector
@@ -39,6 +39,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 _LAZY = {
     "LocalSelectorMixin": "localselect.base",
     "FisherScore": "localselect.filters",
+    "MRMR": "localselect.filters",
     "fisher_score": "localselect.filters",
     "GPLocalFeatureSelection": "localselect.gp",
     "LocalFeatureSelection": "localselect.lfs",
@@ -54,6 +55,7 @@ _LAZY = {
 
 __all__ = [
     "IM4E",
+    "MRMR",
     "BoostedImmigrate",
     "FisherScore",
     "GPLocalFeatureSelection",

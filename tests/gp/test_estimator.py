@@ -25,10 +25,15 @@ def problem():
     return X, y, relevant
 
 
+#: Iterations reported to the callback of the ``fitted`` fixture.
+_callback_iterations: list[int] = []
+
+
 @pytest.fixture(scope="module")
 def fitted(problem):
     X, y, _ = problem
-    return GPLocalFeatureSelection(random_state=0).fit(X, y)
+    record = lambda it, lml: _callback_iterations.append(it)  # noqa: E731
+    return GPLocalFeatureSelection(random_state=0, callback=record).fit(X, y)
 
 
 def test_fitted_attributes(fitted, problem):
@@ -40,7 +45,7 @@ def test_fitted_attributes(fitted, problem):
     assert not np.intersect1d(obs, fitted.holdout_indices_).size
     assert fitted.holdout_indices_.size == round(0.2 * n)
     assert fitted.local_support_.shape == (n, m) and fitted.local_support_.any(axis=1).all()
-    assert 1 <= fitted.n_iter_ <= fitted.max_iter
+    assert _callback_iterations == list(range(1, fitted.n_iter_ + 1))
     assert fitted.kernel_.get_params()["k2__noise_level"] > 0
     np.testing.assert_array_equal(fitted.classes_, [0, 1])
 
@@ -181,7 +186,7 @@ def test_bad_data(problem):
         GPLocalFeatureSelection().fit(X, np.zeros(len(y)))
     lonely = y.copy()
     lonely[0] = 7
-    with pytest.raises(ValueError, match=r"classes \[7\] have 1"):
+    with pytest.raises(ValueError, match=r"class\(es\) \[7\] have 1 sample"):
         GPLocalFeatureSelection().fit(X, lonely)
     est = GPLocalFeatureSelection(random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="features"):

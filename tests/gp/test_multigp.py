@@ -134,7 +134,7 @@ def test_jittered_cholesky_handles_singular_matrix():
 def test_leave_one_out_posterior_matches_refits(seed, hyper):
     from localselect.gp import fit_posterior
 
-    X, Y = _data(seed, n=12)
+    X, Y, _ = _data(seed, n=12)
     mean = Y.mean(axis=0)
     gp = fit_posterior(X, Y, mean, hyper)
     loo_means, loo_var = gp.predict_loo()

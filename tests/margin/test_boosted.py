@@ -59,7 +59,13 @@ def test_multiclass_by_samme_and_determinism_across_n_jobs():
     np.testing.assert_allclose(
         one.estimator_weights_, 0.5 * (np.log((1 - eps) / eps) + np.log(2)), rtol=1e-12
     )
-    assert set(one.predict(X)) <= {"a", "b", "c"}
+    # the prediction is the vote of the learners weighted by estimator_weights_
+    votes = sum(
+        alpha * (est.predict(X)[:, None] == one.classes_)
+        for est, alpha in zip(one.estimators_, one.estimator_weights_)
+    )
+    np.testing.assert_array_equal(one.predict(X), one.classes_[np.argmax(votes, axis=1)])
+    np.testing.assert_allclose(one.predict_proba(X), votes / votes.sum(axis=1, keepdims=True))
 
 
 def test_bad_sigma_range_and_single_class():

@@ -186,3 +186,30 @@ def test_figure_3_interaction_stays_clear_of_noise_as_noise_rises():
     assert np.all(inter > 1.5 * cross_max)
     # robust: at 50% noise the interaction weight keeps >= 80% of its 5% value
     assert inter[-1] >= 0.8 * inter[0]
+
+
+def test_fit_and_boosting_rounds_share_the_kernel_fit():
+    from sklearn.utils import check_random_state
+
+    from localselect import BoostedImmigrate
+    from localselect.margin._matrix_kernels import immigrate_fit
+
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1], 20)
+    X = np.column_stack([y + 0.5 * rng.normal(size=40), rng.normal(size=(40, 3))])
+    model = Immigrate(sigma=0.5, prune=True, tol=1e-2).fit(X, y)
+    res = immigrate_fit(X, y, 0.5, rng=check_random_state(None), prune=True, tol=1e-2)
+    np.testing.assert_array_equal(model.weights_, res.weights)
+    np.testing.assert_array_equal(model.cost_, res.cost)
+    boosted = BoostedImmigrate(n_estimators=1, max_iter=3).fit(X, y)
+    first = immigrate_fit(
+        X,
+        y,
+        4.0,
+        rng=check_random_state(0),
+        max_iter=3,
+        sample_weight=np.full(40, 1 / 40),
+        warn=False,
+    )
+    np.testing.assert_array_equal(boosted.estimators_[0].weights_, first.weights)
+    assert boosted.estimators_[0].sigma == 4.0

@@ -18,6 +18,7 @@ from localselect.bench._core import (
     run_all,
     run_suite,
 )
+from localselect.bench._report import readme_table, replace_marked_block
 from localselect.bench._stats import aggregate_trials, paired_wtl
 
 __all__ = [
@@ -27,7 +28,9 @@ __all__ = [
     "collect_results",
     "load_published",
     "paired_wtl",
+    "readme_table",
     "register_suite",
+    "replace_marked_block",
     "run_all",
     "run_suite",
 ]

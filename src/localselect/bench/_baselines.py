@@ -273,10 +273,10 @@ def selector_baselines() -> dict[str, Callable[..., Any]]:
     factories : dict
         ``name -> factory(n_features_to_select, random_state=None)``, each
         returning an unfitted selector with ``get_support()``: Fisher score,
-        mRMR (ours, MID criterion: see ``bench/_mrmr.py``) and, once they land,
+        mRMR (ours, MID criterion: :class:`localselect.filters.MRMR`) and, once they land,
         ReliefF, Relief, Simba and LFE from ``localselect.margin``.
     """
-    from localselect.bench._mrmr import MRMR
+    from localselect.filters import MRMR
 
     found: dict[str, Callable[..., Any]] = {}
     for name, path in _OWN_SELECTORS.items():

@@ -76,7 +76,13 @@ class SuiteContext:
     repeats: int | None = None
 
     def note(self, text: str) -> None:
-        """Add a line to the report's "Notes" section (a baseline not run and why, a summary)."""
+        """Add a line to the report's "Notes" section (a baseline not run and why, a summary).
+
+        Parameters
+        ----------
+        text : str
+            The line; a line already noted is not repeated.
+        """
         if text not in self.notes:
             self.notes.append(text)
 
@@ -85,6 +91,16 @@ class SuiteContext:
 
         Give one to each unit of work (split, repeat, method) before any
         parallel dispatch, so results do not depend on ``n_jobs``.
+
+        Parameters
+        ----------
+        n : int
+            How many seeds.
+
+        Returns
+        -------
+        seeds : list of int
+            Seeds in ``[0, 2**31 - 1)``, the same for the same ``random_state``.
         """
         import numpy as np
 
@@ -92,7 +108,18 @@ class SuiteContext:
         return [int(s) for s in rng.integers(0, 2**31 - 1, size=n)]
 
     def wants(self, dataset: str) -> bool:
-        """Whether ``dataset`` is selected by ``--datasets``."""
+        """Tell whether ``dataset`` is selected by ``--datasets``.
+
+        Parameters
+        ----------
+        dataset : str
+            A data set name (compared case-insensitively).
+
+        Returns
+        -------
+        bool
+            True when no ``--datasets`` restriction is set or ``dataset`` is in it.
+        """
         return self.datasets is None or dataset.lower() in {d.lower() for d in self.datasets}
 
     def cached(self, key: dict[str, Any], compute: Callable[..., Any]) -> Any:
@@ -100,6 +127,18 @@ class SuiteContext:
 
         The key is combined with ``quick`` and ``random_state``, so a quick run
         never reuses the cells of a full run. Delete ``out / "cache"`` to start over.
+
+        Parameters
+        ----------
+        key : dict
+            JSON-serialisable description of the cell (data set, method, split...).
+        compute : callable
+            Called without arguments when the cell is not cached.
+
+        Returns
+        -------
+        value : object
+            What ``compute()`` returned, now or in an earlier run.
         """
         path = self._cache_path(key)
         if path.exists():
@@ -115,8 +154,22 @@ class SuiteContext:
 
         The missing cells run in parallel processes (``n_jobs``) and are stored as
         they finish, so an interrupted run keeps every finished cell.
+
+        Parameters
+        ----------
+        keys : sequence of dict
+            One cache key per cell, as in :meth:`cached`.
+        func : callable
+            The cell's computation, picklable (it runs in worker processes).
+        args : sequence of tuple
+            The arguments of each cell, aligned with ``keys``.
+
+        Returns
+        -------
+        values : list
+            One result per cell, in the order of ``keys``.
         """
-        from sklearn.utils.parallel import Parallel, delayed
+        from localselect._parallel import Parallel, delayed
 
         paths = [self._cache_path(key) for key in keys]
         missing = [i for i, path in enumerate(paths) if not path.exists()]
@@ -140,7 +193,20 @@ class SuiteContext:
         tmp.replace(path)
 
     def progress(self, items: Iterable[Any], description: str = "") -> Iterator[Any]:
-        """Iterate with a progress bar on a terminal (silent otherwise)."""
+        """Iterate with a progress bar on a terminal (silent otherwise).
+
+        Parameters
+        ----------
+        items : iterable
+            What to iterate over (materialised first, to know the total).
+        description : str, default=""
+            Label of the bar.
+
+        Yields
+        ------
+        item : object
+            Each of ``items`` in order.
+        """
         from rich.console import Console
         from rich.progress import track
 
@@ -158,7 +224,22 @@ class SuiteContext:
 def register_suite(
     name: str, *, paper: str, description: str
 ) -> Callable[[Callable[[SuiteContext], list[dict[str, Any]]]], Callable]:
-    """Register a benchmark suite under ``name`` (decorator)."""
+    """Register a benchmark suite under ``name`` (decorator).
+
+    Parameters
+    ----------
+    name : str
+        The suite's name on the command line (``localselect bench NAME``).
+    paper : str
+        The paper it reproduces.
+    description : str
+        One line for ``localselect bench list``.
+
+    Returns
+    -------
+    decorator : callable
+        Registers the decorated ``suite(ctx) -> records`` and returns it unchanged.
+    """
 
     def decorate(func):
         _SUITES[name] = Suite(name, func, paper, description)
@@ -168,7 +249,13 @@ def register_suite(
 
 
 def available_suites() -> dict[str, Suite]:
-    """All registered suites, by name."""
+    """List all registered suites, importing every ``suite_*`` module first.
+
+    Returns
+    -------
+    suites : dict of str to Suite
+        The suites by name, sorted.
+    """
     import pkgutil
 
     import localselect.bench as bench
@@ -180,7 +267,18 @@ def available_suites() -> dict[str, Suite]:
 
 
 def load_published(name: str) -> dict[str, Any]:
-    """A paper's published table, stored as ``bench/published/<name>.json``."""
+    """Load a paper's published table, stored as ``bench/published/<name>.json``.
+
+    Parameters
+    ----------
+    name : str
+        File name without the extension (for example ``"lfs_table1"``).
+
+    Returns
+    -------
+    table : dict
+        The parsed JSON.
+    """
     text = resources.files("localselect.bench.published").joinpath(f"{name}.json").read_text()
     return json.loads(text)
 
@@ -377,7 +475,17 @@ def _load_average() -> list[float] | None:
 
 
 def collect_results(folder: str | Path) -> list[dict[str, Any]]:
-    """Every ``results.json`` below ``folder`` (for example ``docs/results/*/``).
+    """Read every ``results.json`` below ``folder`` (for example ``docs/results/*/``).
+
+    Parameters
+    ----------
+    folder : str or path-like
+        Folder searched recursively.
+
+    Returns
+    -------
+    results : list of dict
+        The parsed files, in path order.
 
     Raises
     ------
@@ -401,34 +509,17 @@ def collect_results(folder: str | Path) -> list[dict[str, Any]]:
     return results
 
 
-#: Python source defining ``hwm()``, the peak resident memory (MiB) of the running
-#: process: Linux ``VmHWM``, which exec resets, so a child does not report its
-#: parent's peak as ``ru_maxrss`` would; ``ru_maxrss`` elsewhere.
-PEAK_RSS_PRELUDE = """
-import resource
-def hwm():
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-"""
+def run_measured(task: str, *args: object) -> dict[str, Any]:
+    """Run ``python -m localselect.bench._measure TASK ARGS...`` and return its record.
 
-
-def run_measured_script(script: str, *args: object) -> dict[str, Any]:
-    """Run ``PEAK_RSS_PRELUDE + script`` in a fresh interpreter with ``args`` as argv.
-
-    The script prints one JSON object as its last line (typically a fit time and
-    ``hwm()`` before and after the fit); that object is returned.
+    The child fits one estimator in a fresh interpreter and prints its fit time
+    and peak resident memory (see :mod:`localselect.bench._measure`).
     """
     import subprocess
     import sys
 
     proc = subprocess.run(
-        [sys.executable, "-c", PEAK_RSS_PRELUDE + script, *map(str, args)],
+        [sys.executable, "-m", "localselect.bench._measure", task, *map(str, args)],
         capture_output=True,
         text=True,
         check=True,

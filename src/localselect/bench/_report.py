@@ -321,6 +321,18 @@ def readme_table(results: Sequence[dict[str, Any]]) -> str:
 def replace_marked_block(text: str, block: str) -> str:
     """Replace what lies between :data:`TABLE_START` and :data:`TABLE_END` in ``text``.
 
+    Parameters
+    ----------
+    text : str
+        A file's text holding both marker lines.
+    block : str
+        The new content between the markers.
+
+    Returns
+    -------
+    text : str
+        ``text`` with the block replaced, markers kept.
+
     Raises
     ------
     ValueError

@@ -142,7 +142,7 @@ def aggregate_trials(
     ddof: int = 1,
     **fields: Any,
 ) -> list[dict[str, Any]]:
-    """Records of mean and std per method, with win/tie/loss against a reference.
+    """Summarise trials: mean and std per method, win/tie/loss against a reference.
 
     Parameters
     ----------

@@ -58,9 +58,9 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.neighbors import KNeighborsClassifier, NeighborhoodComponentsAnalysis
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.parallel import Parallel, delayed
 
 from localselect import GPLocalFeatureSelection
+from localselect._parallel import Parallel, delayed
 from localselect.bench._core import SuiteContext, load_published, register_suite
 from localselect.datasets import load_dataset, make_subspace_classification
 from localselect.gp import discriminative_scores, fit_posterior, greedy_max_variance
@@ -282,8 +282,7 @@ def _gamma_fold(seed, X, y, relevant, train, test, gammas, n_inner):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from localselect.gp import gaussian_kl, select_subspaces
-    from localselect.gp._scores import raw_discriminative_scores
+    from localselect.gp import gaussian_kl, raw_discriminative_scores, select_subspaces
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -51,9 +51,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, RepeatedStratifiedKFold, StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.parallel import Parallel, delayed
 
 from localselect import BoostedImmigrate, Immigrate
+from localselect._parallel import Parallel, delayed
 from localselect.bench._baselines import classifier_baselines
 from localselect.bench._core import SuiteContext, load_published, register_suite
 from localselect.bench._stats import aggregate_trials

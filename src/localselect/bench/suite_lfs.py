@@ -17,7 +17,7 @@ from localselect.bench._core import (
     SuiteContext,
     load_published,
     register_suite,
-    run_measured_script,
+    run_measured,
 )
 from localselect.datasets import load_dataset, load_lfs_sample, make_lfs_synthetic
 from localselect.lfs import LocalFeatureSelection
@@ -63,9 +63,13 @@ def _prepare(name: str) -> tuple[np.ndarray, np.ndarray]:
     return X, np.asarray(y)
 
 
-def _table1_split(name: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One random train/test split of a Table 1 data set with the sizes of the paper's
-    Table 2, z-scored on the training part; noisy data sets get 100 N(0, 1) features."""
+def table1_split(name: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One random train/test split of a Table 1 data set (the suite's protocol).
+
+    The sizes of the paper's Table 2, z-scored on the training part; the noisy
+    data sets get 100 N(0, 1) features. ``name`` is a row of Table 1 (``"Sonar"``,
+    ``"Breast"``, ...); returns ``X_train, X_test, y_train, y_test``.
+    """
     X, y = _prepare(name)
     n_train, n_test = load_published("lfs_table1")["table2_train_test"][name]
     rng = np.random.default_rng(seed)
@@ -87,7 +91,7 @@ def _table1_split(name: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def _split_error(name: str, alphas: list[int], seed: int) -> list[float]:
-    X_train, X_test, y_train, y_test = _table1_split(name, seed)
+    X_train, X_test, y_train, y_test = table1_split(name, seed)
     errors = []
     for alpha in alphas:
         est = LocalFeatureSelection(alpha=alpha).fit(X_train, y_train)
@@ -197,21 +201,6 @@ def _load() -> str:
     return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
-#: Fits LFSpy (the public Python port) on the authors' sample data in another
-#: interpreter: LFSpy needs numpy < 2 and scipy < 1.11 (``linprog`` with
-#: ``method="interior-point"``), which this package's environment does not have.
-_LFSPY_SCRIPT = """
-import json, sys, time
-import numpy as np
-from LFSpy import LocalFeatureSelection
-d = np.load(sys.argv[1])
-est = LocalFeatureSelection(rr_seed=20)
-t = time.perf_counter(); est.fit(d["X_train"], d["y_train"]); fit = time.perf_counter() - t
-acc = float(np.mean(est.predict(d["X_test"]) == d["y_test"]))
-print(json.dumps({"fit_seconds": fit, "test_accuracy": acc}))
-"""
-
-
 def _lfspy_records(ctx: SuiteContext, n: int, m: int) -> list[dict[str, Any]]:
     """Same-run fit times of LFSpy and of ours on the first ``n`` samples, ``m`` features."""
     python = os.environ.get("LOCALSELECT_LFSPY_PYTHON")
@@ -229,7 +218,7 @@ def _lfspy_records(ctx: SuiteContext, n: int, m: int) -> list[dict[str, Any]]:
         path = Path(tmp) / "data.npz"  # the same arrays for both, written for LFSpy
         np.savez(path, X_train=X_tr, y_train=y_tr, X_test=X_te, y_test=y_te.astype(int))
         proc = subprocess.run(
-            [python, "-c", _LFSPY_SCRIPT, str(path)],
+            [python, str(Path(__file__).with_name("_lfspy_fit.py")), str(path)],
             capture_output=True,
             text=True,
             env=env,
@@ -334,7 +323,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
             if not ctx.wants(name):
                 continue
             try:
-                res = run_measured_script(_REAL_SCRIPT, name, ctx.n_jobs or 1)
+                res = _real_fit(name, ctx.n_jobs or 1)
             except Exception as exc:  # data missing, or the fit failed: say so
                 ctx.note(f"lfs-perf {name}: not run ({type(exc).__name__}: {exc})")
                 continue
@@ -360,8 +349,19 @@ _REAL = ["pmlb_waveform_40", "electrical_grid_stability", "pmlb_adult"]
 
 #: One default fit of a real data set in a fresh interpreter (time and peak RSS).
 _REAL_SCRIPT = """
-import json, sys, time
+import json, resource, sys, time
 import numpy as np
+
+def hwm():
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 from localselect.datasets import load_dataset
 from localselect.lfs import LocalFeatureSelection
 name, n_jobs = sys.argv[1], int(sys.argv[2])
@@ -382,24 +382,21 @@ print(json.dumps({"fit_seconds": fit, "fit_cpu_seconds": cpu, "peak_rss_mib": hw
 """
 
 
-#: Runs one fit in a fresh interpreter and reports its peak resident memory.
-_RSS_SCRIPT = """
-import json, sys, time
-from localselect.datasets import make_lfs_synthetic
-from localselect.lfs import LocalFeatureSelection
-n, m, nc, seed = (int(v) for v in sys.argv[1:5])
-X, y, _ = make_lfs_synthetic(n, m - 2, random_state=seed)
-before = hwm()
-t = time.perf_counter()
-LocalFeatureSelection(n_candidates=nc if nc > 0 else None, n_jobs=1).fit(X, y)
-fit = time.perf_counter() - t
-peak = hwm()
-print(json.dumps({"fit_seconds": fit, "peak_rss_mib": peak, "rss_before_fit_mib": before}))
-"""
+def _real_fit(name: str, n_jobs: int) -> dict[str, Any]:
+    """:data:`_REAL_SCRIPT` in a fresh interpreter: its JSON record."""
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _REAL_SCRIPT, name, str(n_jobs)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def _rss_fit(n: int, m: int, n_candidates: int | None, seed: int) -> dict[str, Any]:
-    return run_measured_script(_RSS_SCRIPT, n, m, n_candidates or 0, seed)
+    return run_measured("lfs", n, m, n_candidates or 0, seed)
 
 
 def _synthetic_accuracy(n: int, n_candidates: int | None, seed: int) -> dict[str, Any]:
@@ -433,7 +430,7 @@ def _switch_accuracy(name: str, n_train: int, seed: int) -> dict[str, Any]:
 
 def _table1_errors(name: str, alphas: list[int], variants: list[int | None], seed: int):
     """Test errors (%) of each ``n_candidates`` variant and alpha on one Table 1 split."""
-    X_train, X_test, y_train, y_test = _table1_split(name, seed)
+    X_train, X_test, y_train, y_test = table1_split(name, seed)
     return [
         [
             100.0

@@ -58,9 +58,21 @@ FITTED = ("LFS", "GP", "LLDS profiles", *GLOBAL_METHODS)  # "LFS (nearest region
 
 
 def per_sample_prf(support: np.ndarray, relevant: np.ndarray) -> dict[str, float]:
-    """Mean per-sample precision, recall and F1 over rows with a relevant feature.
+    """Average per-sample precision, recall and F1 over rows with a relevant feature.
 
     A row with an empty subset has precision 0 (it names nothing relevant).
+
+    Parameters
+    ----------
+    support : ndarray of shape (n_samples, n_features) of bool
+        The features selected for each row.
+    relevant : ndarray of shape (n_samples, n_features) of bool
+        The truly relevant features of each row (from the generator).
+
+    Returns
+    -------
+    scores : dict
+        ``{"precision": ..., "recall": ..., "f1": ...}``, each a mean over the rows.
     """
     keep = relevant.any(axis=1)
     S, R = support[keep], relevant[keep]
@@ -78,13 +90,23 @@ def per_sample_prf(support: np.ndarray, relevant: np.ndarray) -> dict[str, float
 
 
 def kuncheva_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Kuncheva's consistency index of the subsets ``A[i]`` and ``B[i]``, row by row.
+    """Compute Kuncheva's consistency index of the subsets ``A[i]`` and ``B[i]``, row by row.
 
     ``(r - ka kb / n) / (min(ka, kb) - ka kb / n)`` with ``r`` the overlap,
     ``ka``, ``kb`` the sizes and ``n`` the number of features: Kuncheva's
     ``(r n - k^2) / (k (n - k))`` when ``ka = kb = k`` (Kuncheva 2007), the
     observed overlap above chance over its largest possible value otherwise.
     NaN where undefined (an empty or full subset).
+
+    Parameters
+    ----------
+    A, B : ndarray of shape (n_samples, n_features) of bool
+        Two selections of the same rows (for example from two bootstrap fits).
+
+    Returns
+    -------
+    index : ndarray of shape (n_samples,)
+        The index per row, at most 1 (identical subsets).
     """
     n = A.shape[1]
     r = (A & B).sum(axis=1).astype(np.float64)
@@ -131,7 +153,7 @@ def _make(method: str, k: int, seed: int):
         ReliefF,
         Simba,
     )
-    from localselect.bench._mrmr import MRMR
+    from localselect.filters import MRMR
 
     factories = {
         "LFS": lambda: LocalFeatureSelection(),
@@ -178,7 +200,7 @@ def _supports(method: str, est, Xte) -> dict[str, np.ndarray]:
 
     out = {method: np.asarray(local_support(est, Xte), dtype=bool)}
     if method == "LFS":
-        from localselect.lfs._decide import query_subsets
+        from localselect.lfs import query_subsets
 
         out["LFS (nearest region)"] = query_subsets(est, Xte, rule="nearest").support
     return out
@@ -246,7 +268,7 @@ def _lfs_target(seed: int) -> dict[str, float]:
     """LFS on make_lfs_synthetic(300, 20): held-out per-query scores under both rules."""
     from localselect import LocalFeatureSelection
     from localselect.datasets import make_lfs_synthetic
-    from localselect.lfs._decide import query_subsets
+    from localselect.lfs import query_subsets
 
     X, y, R = make_lfs_synthetic(600, n_irrelevant=20, random_state=seed)
     est = LocalFeatureSelection().fit(X[:300], y[:300])

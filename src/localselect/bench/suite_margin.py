@@ -31,10 +31,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from localselect import IM4E, Immigrate, ReliefF
-from localselect.bench._core import SuiteContext, register_suite, run_measured_script
+from localselect.bench._core import SuiteContext, register_suite, run_measured
 from localselect.bench.suite_immigrate import PAPER
 from localselect.datasets import load_dataset
-from localselect.margin import _nn_kernels, _relieff_numba
+from localselect.margin import relieff
 
 # ----------------------------------------------------------------------------- Fig. 3
 
@@ -97,6 +97,15 @@ cat(best, res$iter_num, "\\n")
 """
 
 
+def _has_numba() -> bool:
+    """Whether numba imports, so ReliefF runs its compiled kernel."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _best_time(fn, repeats: int) -> float:
     best = np.inf
     for _ in range(repeats):
@@ -122,30 +131,9 @@ def _r_immigrate_seconds(X, y, max_iter: int, repeats: int) -> tuple[float | Non
     return float(seconds), f"R Immigrate 0.2.1, {int(float(iters))} iterations"
 
 
-#: One IMMIGRATE fit in a fresh interpreter; prints its time and peak resident memory.
-_RSS_SCRIPT = """
-import json, sys, time, warnings
-import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from localselect import Immigrate
-n, a, iters, seed = (int(v) for v in sys.argv[1:5])
-rng = np.random.default_rng(seed)
-X = rng.normal(size=(n, a))
-y = (X[:, 0] * X[:, 1] + 0.5 * rng.normal(size=n) > 0).astype(int)
-before = hwm()
-t = time.perf_counter()
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", ConvergenceWarning)
-    Immigrate(max_iter=iters, tol=0.0).fit(X, y)
-fit = time.perf_counter() - t
-peak = hwm()
-print(json.dumps({"fit_seconds": fit, "peak_rss_mib": peak, "rss_before_fit_mib": before}))
-"""
-
-
 def _immigrate_rss(n: int, a: int, iters: int, seed: int) -> dict[str, Any]:
     """Time and peak RSS (MiB, ``VmHWM``) of one IMMIGRATE fit in a subprocess."""
-    return run_measured_script(_RSS_SCRIPT, n, a, iters, seed)
+    return run_measured("immigrate", n, a, iters, seed)
 
 
 @register_suite(
@@ -194,11 +182,11 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
     fast_repeats = 5 if ctx.quick else 30
     ReliefF(n_neighbors=10).fit(X, y)
     ours = _best_time(lambda: ReliefF(n_neighbors=10).fit(X, y), fast_repeats)
-    engine = "numba" if _relieff_numba.AVAILABLE else "numpy"
+    engine = "numba" if _has_numba() else "numpy"
     add("ReliefF 200x2000, k=10", "localselect", ours, f"{engine} kernel")
-    if _relieff_numba.AVAILABLE:
+    if engine == "numba":
         numpy_kernel = _best_time(
-            lambda: _nn_kernels.relieff(X, y.astype(np.intp), 10, engine="numpy"), fast_repeats
+            lambda: relieff(X, y.astype(np.intp), 10, engine="numpy"), fast_repeats
         )
         add("ReliefF 200x2000, k=10", "localselect (numpy kernel)", numpy_kernel)
     try:

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from localselect.bench._core import SuiteContext, register_suite
+from localselect.bench._measure import hwm as _hwm
 
 logger = logging.getLogger(__name__)
 
@@ -62,20 +63,6 @@ SETTINGS: dict[bool, dict[str, Any]] = {
     True: {"n_train": 1500, "n_test": 500, "noise": (30, 1000), "curve": (300, 600, 1200)},
     False: {"n_train": None, "n_test": 2000, "noise": (30, 5000), "curve": (750, 1500, 3000)},
 }
-
-
-def _hwm() -> float:
-    """Peak resident memory of this process in MiB (Linux VmHWM, else ru_maxrss)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _rss() -> float:

@@ -15,7 +15,8 @@ a fixed N. For each cell:
   read the slopes of full runs).
 
 Estimators run with the constructor arguments of ``localselect demo``
-(``DEMO_PARAMS``, chosen to keep each fit short), ``random_state`` fixed,
+(the ``"demo"`` settings of :func:`localselect.utils.fast_params`, chosen to keep
+each fit short), ``random_state`` fixed,
 ``n_jobs`` left at its default (``--n-jobs`` is ignored: parallel cells
 would disturb each other's timings). Estimators that take discrete data
 (those with a ``discretizer`` parameter, LLDS) get the same data cut at its
@@ -92,9 +93,9 @@ def _data(n: int, m: int, seed: int, discrete: bool) -> tuple[np.ndarray, np.nda
 
 
 def _estimator(cls: type, name: str, n_features: int, seed: int) -> Any:
-    from localselect.cli._demo import DEMO_PARAMS
+    from localselect.utils import fast_params
 
-    est = cls(**DEMO_PARAMS.get(name, {}))
+    est = cls(**fast_params(name, "demo"))
     params = est.get_params()
     if "random_state" in params:
         est.set_params(random_state=seed)

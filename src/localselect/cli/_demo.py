@@ -6,9 +6,10 @@ synthetic design (two relevant features among irrelevant noise, so recovery
 of the true features can be scored). Global
 selectors are scored as ``StandardScaler -> selector -> 5-NN``; classifiers
 are scored directly. The table grows as methods land: the list comes from
-:func:`localselect.utils.all_estimators`. A method that fails gets a row
-saying why (the others still run) and the exit code is 1. ``--report DIR``
-writes ``report.html`` (the table and, per selector, its selection frequency,
+:func:`localselect.utils.fast_estimators` (the ``"demo"`` settings of
+:data:`localselect.utils.FAST_PARAMS`). A method that fails gets a row saying
+why (the others still run) and the exit code is 1. ``--report DIR`` writes
+``report.html`` (the table and, per selector, its selection frequency,
 recovery of the known relevant features and weight matrix) and ``results.csv``.
 """
 
@@ -28,32 +29,14 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import KBinsDiscretizer, StandardScaler
+from sklearn.preprocessing import StandardScaler
 
 from localselect.base import LocalSelectorMixin
 from localselect.cli._terminal import print_table
 from localselect.datasets import make_lfs_synthetic
-from localselect.utils import all_estimators
+from localselect.utils import fast_estimators
 
 logger = logging.getLogger(__name__)
-
-#: Constructor arguments that keep the demo short (seconds per method).
-DEMO_PARAMS: dict[str, dict] = {
-    "BoostedImmigrate": {"n_estimators": 5},
-    "FisherScore": {"n_features_to_select": 5},
-    "GPLocalFeatureSelection": {"max_observations": 150},
-    "LiftFeatureSelector": {
-        "max_features": 2,
-        "discretizer": KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
-    },
-    "IM4E": {"n_features_to_select": 5},
-    "IRelief": {"n_features_to_select": 5},
-    "Immigrate": {"n_features_to_select": 5},
-    "LocalFeatureSelection": {"alpha": 5, "n_beta": 10},
-    "Relief": {"n_features_to_select": 5},
-    "ReliefF": {"n_features_to_select": 5},
-    "Simba": {"n_features_to_select": 5},
-}
 
 
 @dataclass
@@ -176,9 +159,9 @@ def run_demo(
     rows: list[DemoRow] = []
     for problem in problems:
         cells: list[list[str]] = []
-        candidates = [("5-NN, all features", baseline)] + [
-            (name, cls(**DEMO_PARAMS.get(name, {})))
-            for name, cls in all_estimators(["classifier", "selector"])
+        candidates = [
+            ("5-NN, all features", baseline),
+            *fast_estimators("demo", ["classifier", "selector"]),
         ]
         for name, est in candidates:
             row = _run_one(problem, name, est, random_state)

@@ -33,7 +33,13 @@ def _add_verbose(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``localselect`` argument parser (public so docs can render it)."""
+    """Build the ``localselect`` argument parser (public so the docs can render it).
+
+    Returns
+    -------
+    parser : argparse.ArgumentParser
+        The parser with every subcommand; ``main`` runs what it parses.
+    """
     parser = argparse.ArgumentParser(
         prog="localselect",
         description="Local feature selection: which features matter where in the sample space.",
@@ -212,8 +218,7 @@ def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
 def _cmd_readme_table(args: argparse.Namespace, console: Console) -> int:
     from pathlib import Path
 
-    from localselect.bench import collect_results
-    from localselect.bench._report import readme_table, replace_marked_block
+    from localselect.bench import collect_results, readme_table, replace_marked_block
 
     table = readme_table(collect_results(args.results))
     if args.into is None:

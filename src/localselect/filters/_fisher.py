@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_X_y, validate_data
+from sklearn.utils.validation import check_X_y
 
-from localselect._compat import Interval, RealNotInt, fit_context
-from localselect.base import GlobalRelevanceMixin
+from localselect._docstrings import fill_doc
+from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 
 __all__ = ["FisherScore", "fisher_score"]
 
@@ -73,7 +70,8 @@ def fisher_score(X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     return scores
 
 
-class FisherScore(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
+@fill_doc
+class FisherScore(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
     """Select the features with the highest Fisher score.
 
     A global filter: one subset for all samples. It is the FDA baseline of the
@@ -82,9 +80,10 @@ class FisherScore(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_features_to_select : int or float, default=10
+    n_features_to_select : int, float or None, default=10
         Number of features to keep (an int), or a fraction of the features
-        (a float in (0, 1]). Capped at the number of features.
+        (a float in (0, 1]), or (None) every feature with a positive score.
+        Capped at the number of features.
 
     Attributes
     ----------
@@ -92,13 +91,7 @@ class FisherScore(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
         Fisher score of each feature (see :func:`fisher_score`).
     n_features_to_select_ : int
         Number of features kept.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -119,55 +112,12 @@ class FisherScore(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
     array([ 7, 22, 27])
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0, 1, closed="right"),
-        ],
-    }
+    _parameter_constraints = {**ScoreSelectorMixin._parameter_constraints}
 
     def __init__(self, n_features_to_select=10):
         self.n_features_to_select = n_features_to_select
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Score every feature.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels.
-
-        Returns
-        -------
-        self : FisherScore
-            The fitted selector.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"FisherScore needs at least 2 classes in y; got 1 class "
-                f"({self.classes_[0]!r}). Pass labels of two or more classes."
-            )
-        self.feature_importances_ = fisher_score(X, y)
-        k = self.n_features_to_select
-        if isinstance(k, Real) and not isinstance(k, Integral):
-            k = max(1, round(k * self.n_features_in_))
-        self.n_features_to_select_ = min(int(k), self.n_features_in_)
+    def _fit(self, X, codes, log):
+        self.feature_importances_ = fisher_score(X, codes)
+        self.n_features_to_select_ = int(self._get_support_mask().sum())
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        order = np.argsort(-self.feature_importances_, kind="stable")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[order[: self.n_features_to_select_]] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

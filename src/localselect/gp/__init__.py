@@ -4,7 +4,8 @@
 are public for analyses such as the paper's Fig. 4 (they take validated float64
 arrays and do not check their input):
 
-* :func:`discriminative_scores` -- eq. (3) at the training points;
+* :func:`discriminative_scores` -- eq. (3) at the training points
+  (:func:`raw_discriminative_scores` before normalisation);
 * :func:`gaussian_kl` -- the discriminative power of sec. 4.3;
 * :func:`greedy_max_variance`, :func:`fit_hyperparameters`,
   :func:`fit_posterior`, :func:`log_marginal_likelihood` -- the shared-kernel
@@ -21,7 +22,7 @@ from localselect.gp._multigp import (
     greedy_max_variance,
     log_marginal_likelihood,
 )
-from localselect.gp._scores import discriminative_scores, gaussian_kl
+from localselect.gp._scores import discriminative_scores, gaussian_kl, raw_discriminative_scores
 from localselect.gp._subspace import select_subspaces
 
 __all__ = [
@@ -33,5 +34,6 @@ __all__ = [
     "greedy_max_variance",
     "k_medoids",
     "log_marginal_likelihood",
+    "raw_discriminative_scores",
     "select_subspaces",
 ]

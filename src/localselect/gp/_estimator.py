@@ -12,15 +12,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from localselect._compat import Interval, StrOptions, fit_context
+from localselect._compat import Interval, StrOptions
+from localselect._docstrings import fill_doc
 from localselect._pairwise import row_chunks
+from localselect._parallel import Parallel, delayed
 from localselect._progress import progress_task
-from localselect.base import LocalSelectorMixin
+from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
 from localselect.gp._medoids import k_medoids
 from localselect.gp._multigp import (
     fit_hyperparameters,
@@ -71,7 +71,10 @@ _MAX_PERMUTATIONS = 10
 _SCORES_MEMORY = 512 * 2**20
 
 
-class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
+@fill_doc
+class GPLocalFeatureSelection(
+    LabelledFitMixin, LocalSelectorMixin, ClassifierMixin, BaseEstimator
+):
     """Local feature selection with Gaussian process regression (Pichara and Soto).
 
     For every feature, a GP regresses the feature's discriminative score
@@ -195,11 +198,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
     all_features_ : bool
         Whether queries use all features (``fallback=True`` and all features
         won the validation).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_input_attributes)s
 
     See Also
     --------
@@ -330,6 +329,9 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         "verbose": ["verbose"],
     }
 
+    _min_class_size = 2
+    _class_size_reason = "the same-class term of eq. (3)"
+
     def __init__(
         self,
         n_neighbors=8,
@@ -375,8 +377,7 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
 
     # ------------------------------------------------------------------ fit
     def _log(self, level: int, msg: str, *args) -> None:
-        if self.verbose >= level:
-            logger.log(logging.INFO if level == 1 else logging.DEBUG, msg, *args)
+        verbose_log(logger, self.verbose)(level, msg, *args)
 
     def _discrete_mask(self, n_features: int) -> np.ndarray:
         spec = self.discrete_features
@@ -403,20 +404,8 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         mask[arr] = True
         return mask
 
-    def _check_data(self, X, y_idx, n_classes):
+    def _check_data(self, X):
         n_samples = X.shape[0]
-        if n_classes < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least 2 classes in y; got 1 class "
-                f"({self.classes_[0]!r}). Pass labels of two or more classes."
-            )
-        counts = np.bincount(y_idx)
-        if counts.min() < 2:
-            lonely = self.classes_[counts < 2].tolist()
-            raise ValueError(
-                f"Every class needs at least 2 training samples for the same-class term of "
-                f"eq. (3); classes {lonely} have 1. Remove them or add samples."
-            )
         if self.n_neighbors > n_samples:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} is larger than the {n_samples} training "
@@ -443,26 +432,9 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         fits = [fit_hyperparameters(Xs[subset], Yc[subset], s) for s in starts]
         return max(fits, key=lambda f: f.lml).hyper
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the feature GPs (Algorithm 1) and the training subspaces.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; finite.
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes with at least 2 samples each.
-
-        Returns
-        -------
-        self : GPLocalFeatureSelection
-            The fitted estimator.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        self._check_data(X, y_idx, len(self.classes_))
+    def _fit(self, X, y_idx, log):
+        # Algorithm 1 (the feature GPs), then the training subspaces
+        self._check_data(X)
         n_features = X.shape[1]
         discrete = self._discrete_mask(n_features)
         rng = check_random_state(self.random_state)
@@ -822,13 +794,11 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
         out[:, self._cols] = A
         return out
 
+    @fill_doc
     def discriminative_power(self, X):
         """KL divergence of each feature GP's prediction from the reference ``y*``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query points.
+        %(query_parameters)s
 
         Returns
         -------
@@ -842,13 +812,11 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
     def _local_support_mask(self, X):
         return self._to_input_columns(self._subspaces(self._standardise(X)))
 
+    @fill_doc
     def predict_proba(self, X):
         """Class frequencies among the K nearest training samples in each query's subspace.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query points.
+        %(query_parameters)s
 
         Returns
         -------
@@ -865,13 +833,11 @@ class GPLocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator
             return np.zeros((0, len(self.classes_)))
         return np.vstack(parts)
 
+    @fill_doc
     def predict(self, X):
         """Class of each query by K-NN inside its subspace (sec. 4.4).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query points.
+        %(query_parameters)s
 
         Returns
         -------

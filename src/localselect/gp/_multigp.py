@@ -36,6 +36,8 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, cho_solve, cholesky, lapack, solve_triangular
 from scipy.optimize import minimize
 
+from localselect._typing import FloatArray
+
 __all__ = [
     "GreedySelection",
     "HyperparameterFit",
@@ -49,7 +51,6 @@ __all__ = [
     "sq_dists",
 ]
 
-Float = NDArray[np.float64]
 
 #: Bounds of (log length scale, log signal variance, log noise variance). The
 #: inputs are standardised and the targets lie in [0, 1], so these are wide.
@@ -60,13 +61,13 @@ LOG_BOUNDS: tuple[tuple[float, float], ...] = (
 )
 
 
-def sq_dists(A: Float, B: Float) -> Float:
+def sq_dists(A: FloatArray, B: FloatArray) -> FloatArray:
     """Squared Euclidean distances between the rows of ``A`` and ``B``, clipped at 0."""
     d = (A * A).sum(axis=1)[:, None] + (B * B).sum(axis=1)[None, :] - 2.0 * (A @ B.T)
     return np.maximum(d, 0.0)
 
 
-def _gauss(sq: Float, length_scale: float) -> Float:
+def _gauss(sq: FloatArray, length_scale: float) -> FloatArray:
     """``exp(-sq / (2 l^2))`` with values below 1e-200 set to 0.
 
     Subnormal numbers slow BLAS and LAPACK down a hundredfold; covariances this
@@ -77,7 +78,9 @@ def _gauss(sq: Float, length_scale: float) -> Float:
     return E
 
 
-def se_kernel(A: Float, B: Float, hyper: Float, *, noise: bool = False) -> Float:
+def se_kernel(
+    A: FloatArray, B: FloatArray, hyper: FloatArray, *, noise: bool = False
+) -> FloatArray:
     """Squared-exponential isotropic covariance ``theta * exp(-d^2 / (2 l^2))``.
 
     Parameters
@@ -101,7 +104,7 @@ def se_kernel(A: Float, B: Float, hyper: Float, *, noise: bool = False) -> Float
     return K
 
 
-def jittered_cholesky(K: Float, max_tries: int = 8) -> Float:
+def jittered_cholesky(K: FloatArray, max_tries: int = 8) -> FloatArray:
     """Lower Cholesky factor of ``K``, adding growing jitter to the diagonal on failure.
 
     The jitter starts at ``1e-10`` times the mean diagonal and grows tenfold per
@@ -125,8 +128,8 @@ def jittered_cholesky(K: Float, max_tries: int = 8) -> Float:
 
 
 def log_marginal_likelihood(
-    log_hyper: Float, X: Float, Y: Float, *, eval_gradient: bool = False
-) -> float | tuple[float, Float]:
+    log_hyper: FloatArray, X: FloatArray, Y: FloatArray, *, eval_gradient: bool = False
+) -> float | tuple[float, FloatArray]:
     """Eq. (4) summed over the columns of ``Y`` (one GP per column, shared kernel).
 
     .. math:: \\sum_j \\log p(y_j | X) = -\\tfrac12 \\operatorname{tr}(Y^T K^{-1} Y)
@@ -147,8 +150,9 @@ def log_marginal_likelihood(
     Returns
     -------
     lml : float
+        The summed log marginal likelihood.
     grad : ndarray of shape (3,)
-        Only when ``eval_gradient``.
+        Its gradient with respect to ``log_hyper``; only when ``eval_gradient``.
     """
     hyper = np.exp(log_hyper)
     n, m = Y.shape
@@ -182,14 +186,14 @@ def log_marginal_likelihood(
 class HyperparameterFit(NamedTuple):
     """Result of :func:`fit_hyperparameters`."""
 
-    hyper: Float
+    hyper: FloatArray
     lml: float
     n_iter: int
     converged: bool
 
 
 def fit_hyperparameters(
-    X: Float, Y: Float, start: Float, *, max_iter: int = 200
+    X: FloatArray, Y: FloatArray, start: FloatArray, *, max_iter: int = 200
 ) -> HyperparameterFit:
     """Maximise the summed log marginal likelihood from ``start`` (L-BFGS-B, log space).
 
@@ -215,7 +219,7 @@ def fit_hyperparameters(
     hi = np.array([b[1] for b in LOG_BOUNDS])
     x0 = np.clip(np.log(start), lo, hi)
 
-    def objective(theta: Float) -> tuple[float, Float]:
+    def objective(theta: FloatArray) -> tuple[float, FloatArray]:
         lml, grad = log_marginal_likelihood(theta, X, Y, eval_gradient=True)  # type: ignore[misc]
         return -lml, -grad
 
@@ -243,16 +247,16 @@ class GreedySelection(NamedTuple):
 
     order: NDArray[np.intp]
     n_selected: int
-    mse: Float
-    variance: Float
+    mse: FloatArray
+    variance: FloatArray
 
 
 def greedy_max_variance(
-    X_cand: Float,
-    Y_cand: Float,
-    X_hold: Float,
-    Y_hold: Float,
-    hyper: Float,
+    X_cand: FloatArray,
+    Y_cand: FloatArray,
+    X_hold: FloatArray,
+    Y_hold: FloatArray,
+    hyper: FloatArray,
     *,
     max_observations: int | None = None,
     patience: int = 20,
@@ -299,6 +303,9 @@ def greedy_max_variance(
     Returns
     -------
     GreedySelection
+        Every candidate added, in order (``order``); the chosen observations
+        are its prefix ``order[:n_selected]`` with the smallest held-out MSE
+        (``mse``, one value per prefix length).
 
     Notes
     -----
@@ -354,13 +361,13 @@ class SharedKernelGP(NamedTuple):
     ``mean`` is the prior mean of each output; ``alpha = K^{-1} (Y_obs - mean)``.
     """
 
-    X_obs: Float
-    hyper: Float
-    mean: Float
-    chol: Float
-    alpha: Float
+    X_obs: FloatArray
+    hyper: FloatArray
+    mean: FloatArray
+    chol: FloatArray
+    alpha: FloatArray
 
-    def predict(self, X: Float) -> tuple[Float, Float]:
+    def predict(self, X: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Posterior means of every output and the shared predictive variance.
 
         Returns ``(means, variance)``: ``means`` of shape (n, n_outputs), eq. (1);
@@ -374,7 +381,7 @@ class SharedKernelGP(NamedTuple):
         variance = np.maximum(prior - np.einsum("ij,ij->j", v, v), 1e-12 * prior)
         return means, variance
 
-    def predict_loo(self) -> tuple[Float, Float]:
+    def predict_loo(self) -> tuple[FloatArray, FloatArray]:
         """Leave-one-out posterior at the observations themselves.
 
         For observation ``i``, the GP fitted to the other observations predicts
@@ -400,8 +407,28 @@ class SharedKernelGP(NamedTuple):
         return means, variance
 
 
-def fit_posterior(X_obs: Float, Y_obs: Float, mean: Float, hyper: Float) -> SharedKernelGP:
-    """Factor ``K_SS + sigma_n^2 I`` once and solve for all outputs at once."""
+def fit_posterior(
+    X_obs: FloatArray, Y_obs: FloatArray, mean: FloatArray, hyper: FloatArray
+) -> SharedKernelGP:
+    """Factor ``K_SS + sigma_n^2 I`` once and solve for all outputs at once.
+
+    Parameters
+    ----------
+    X_obs : ndarray of shape (n_observations, n_features)
+        Observation inputs.
+    Y_obs : ndarray of shape (n_observations, n_outputs)
+        Observed values, one column per output (feature GP).
+    mean : ndarray of shape (n_outputs,)
+        Prior mean of each output.
+    hyper : ndarray of shape (3,)
+        ``(length_scale, signal_variance, noise_variance)``.
+
+    Returns
+    -------
+    SharedKernelGP
+        The observations, the Cholesky factor of ``K_SS + sigma_n^2 I`` and
+        ``alpha = K^{-1} (Y_obs - mean)`` for every output.
+    """
     K = se_kernel(X_obs, X_obs, hyper, noise=True)
     L = jittered_cholesky(K)
     alpha = cho_solve((L, True), Y_obs - mean, check_finite=False)

@@ -19,9 +19,9 @@ import itertools
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import row_chunks
+from localselect._parallel import Parallel, delayed
 
 __all__ = [
     "discriminative_scores",
@@ -58,10 +58,10 @@ def _feature_scores(
     inverse = inverse.ravel()
     n_lab, n = labels.shape
     n_values = values.size
-    tally = np.zeros((n_values, n_lab, n_classes))
+    counts3 = np.zeros((n_values, n_lab, n_classes))
     lab_idx, pt_idx = np.nonzero(labels >= 0)
-    np.add.at(tally, (inverse[pt_idx], lab_idx, labels[lab_idx, pt_idx]), 1.0)
-    tally = tally.reshape(n_values, n_lab * n_classes)
+    np.add.at(counts3, (inverse[pt_idx], lab_idx, labels[lab_idx, pt_idx]), 1.0)
+    tally = counts3.reshape(n_values, n_lab * n_classes)
     sums = np.empty((n_values, n_lab * n_classes))
     k0 = 1.0 / _SQRT_2PI
     for rows in row_chunks(n_values, 2 * n_values * 8, working_memory):
@@ -237,8 +237,12 @@ def discriminative_scores(
 
     Parameters
     ----------
-    X, y, discrete, n_jobs, working_memory
-        As in :func:`raw_discriminative_scores`.
+    X : ndarray of shape (n_samples, n_features)
+        Training data (continuous features on a common scale).
+    y : ndarray of shape (n_samples,)
+        Class codes; every class has at least two samples.
+    discrete : ndarray of shape (n_features,) of bool, default=None
+        Features compared by the 0/1 distance of eq. (3).
     scaling : {"unit", "minmax"}, default="unit"
         ``"unit"``: one constant for all features, ``eta = 1 / K(0)`` (the raw
         score's largest possible value), and negative raw scores (other classes
@@ -246,6 +250,10 @@ def discriminative_scores(
         scores stay comparable across features. ``"minmax"``: a min-max over the
         training points, separately per feature (ALGORITHMS.md section 3); a
         feature whose raw scores span less than ``1e-12`` scores 0.
+    n_jobs : int, default=None
+        Parallel jobs over blocks of rows.
+    working_memory : float, default=None
+        MiB for one ``(rows, n_samples, n_features)`` block.
 
     Returns
     -------
@@ -272,6 +280,22 @@ def gaussian_kl(mean: Float, variance: Float, ref_mean: float, ref_variance: flo
 
     .. math:: \\log\\frac{\\sigma^*}{s} + \\frac{s^2 + (\\mu - \\mu^*)^2}{2 (\\sigma^*)^2}
               - \\frac12
+
+    Parameters
+    ----------
+    mean : array-like
+        Means of the first Gaussians.
+    variance : array-like
+        Their variances (positive), broadcast against ``mean``.
+    ref_mean : float
+        Mean of the reference Gaussian.
+    ref_variance : float
+        Variance of the reference Gaussian (positive).
+
+    Returns
+    -------
+    kl : ndarray
+        The divergences, in nats, of the broadcast shape of the inputs.
 
     Examples
     --------

@@ -38,7 +38,21 @@ _QUERY_BLOCK = 1024
 
 
 class QuerySubsets(NamedTuple):
-    """Per-query output of :func:`query_subsets`."""
+    """Per-query output of :func:`query_subsets`.
+
+    Attributes
+    ----------
+    support : ndarray of shape (n_queries, n_features) of bool
+        Subset of the region chosen for each query.
+    relevance : ndarray of shape (n_queries, n_features)
+        Fraction of the deciding regions that select each feature.
+    region : ndarray of shape (n_queries,)
+        Training index of the chosen region.
+    n_deciding : ndarray of shape (n_queries,)
+        Number of deciding regions (0: the fallback rule decided).
+    winner : ndarray of shape (n_queries,)
+        Predicted class code.
+    """
 
     support: BoolArray  # (n_queries, n_features): subset of the chosen region
     relevance: FloatArray  # (n_queries, n_features): fraction of deciding regions
@@ -98,7 +112,7 @@ def _block_candidates(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray
 
 
 def query_subsets(est: Any, X: FloatArray, rule: str = "decisive") -> QuerySubsets:
-    """Subsets and relevance of queries ``X`` for a fitted ``LocalFeatureSelection``.
+    """Find the subsets and relevance of queries ``X`` for a fitted ``LocalFeatureSelection``.
 
     Parameters
     ----------

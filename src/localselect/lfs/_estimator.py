@@ -9,12 +9,12 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect._compat import Interval, StrOptions, fit_context
+from localselect._compat import Interval, StrOptions
+from localselect._docstrings import fill_doc
 from localselect._progress import progress_task
-from localselect.base import LocalSelectorMixin
+from localselect.base import LabelledFitMixin, LocalSelectorMixin
 from localselect.lfs._core import fit_iteration
 from localselect.lfs._decide import query_subsets
 from localselect.lfs._regions import nn_votes
@@ -41,7 +41,8 @@ def _resolve_candidates(n_candidates, n_samples):
     return None if n_candidates is None else int(n_candidates)
 
 
-class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
+@fill_doc
+class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixin, BaseEstimator):
     """Localized feature selection (LFS) and its region-voting classifier.
 
     Every training sample is the representative of a region with its own
@@ -132,11 +133,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         With ``n_candidates``: row ``i`` holds ``i`` and its candidate
         points (training indices, increasing, padded with -1). None for the
         exact method.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_input_attributes)s
 
     See Also
     --------
@@ -244,6 +241,9 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    _min_class_size = 2
+    _class_size_reason = "a representative's leave-one-out needs a same-class neighbour"
+
     def __init__(
         self,
         alpha=19,
@@ -271,40 +271,8 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Select a feature subset for every training sample (Algorithm 1).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (finite; z-score it as the paper does).
-        y : array-like of shape (n_samples,)
-            Class labels, at least two classes of at least two samples each.
-
-        Returns
-        -------
-        self : LocalFeatureSelection
-            The fitted estimator.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"LocalFeatureSelection needs at least 2 classes in y; got 1 class "
-                f"({self.classes_[0]!r}). Pass labels of two or more classes."
-            )
-        counts = np.bincount(y_enc)
-        if counts.min() < 2:
-            small = self.classes_[counts < 2].tolist()
-            raise ValueError(
-                f"Every class needs at least 2 samples (a representative's leave-one-out "
-                f"needs a same-class neighbour); classes {small} have 1. Add samples or "
-                "drop these classes."
-            )
-        if self.verbose:
-            logger.setLevel(logging.DEBUG if self.verbose > 1 else logging.INFO)
+    def _fit(self, X, y_enc, log):
+        # Algorithm 1: a feature subset for every training sample
         n, m = X.shape
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, 2**31 - 1, size=(self.tau, n)).astype(np.int64)
@@ -313,7 +281,8 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
             universe = None
         else:
             universe = nearest_candidates(X, y_enc, self.n_candidates_, self.n_jobs)
-        logger.info(
+        log(
+            1,
             "LFS: %d representatives, %d features, %s",
             n,
             m,
@@ -350,14 +319,15 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
                 self.n_iter_ = it + 1
                 changed = not np.array_equal(res.support, support)
                 support = res.support
-                logger.info(
+                log(
+                    1,
                     "LFS iteration %d/%d: mean subset size %.2f, %d empty subsets",
                     it + 1,
                     self.tau,
                     support.sum(axis=1).mean(),
                     int((~support.any(axis=1)).sum()),
                 )
-                logger.debug("LFS iteration %d: %d LP search steps", it + 1, res.n_lp_iter)
+                log(2, "LFS iteration %d: %d LP search steps", it + 1, res.n_lp_iter)
                 if not changed and self.rounding == "exact":
                     break
         self.local_support_ = support
@@ -417,6 +387,7 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
             S[start : start + Q.shape[0]] = sphere / eta
         return S
 
+    @fill_doc
     def _similarities(self, X):
         """``S_c`` of eq. (11) for validated ``X``: shape (n_queries, n_classes)."""
         n_classes = self.classes_.size
@@ -450,17 +421,15 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
             S[start : start + Q.shape[0]] = sphere / eta
         return S
 
+    @fill_doc
     def predict_proba(self, X):
         """Class similarities ``S_c`` of eq. (11), normalised to sum 1.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
-        proba : ndarray of shape (n_queries, n_classes)
+        proba : ndarray of shape (n_samples, n_classes)
             ``S_c / sum_c S_c`` in the order of ``classes_``; uniform when
             every ``S_c`` is 0.
         """
@@ -472,17 +441,15 @@ class LocalFeatureSelection(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total > 0, S / total, uniform)
 
+    @fill_doc
     def predict(self, X):
         """Class of largest similarity ``S_c`` (ties to the first in ``classes_``).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
-        y_pred : ndarray of shape (n_queries,)
+        y_pred : ndarray of shape (n_samples,)
             Predicted labels.
         """
         check_is_fitted(self)

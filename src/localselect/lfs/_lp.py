@@ -28,7 +28,9 @@ from itertools import pairwise
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+
+from localselect._typing import FloatArray, IntArray
 
 __all__ = [
     "LFSProgram",
@@ -41,8 +43,6 @@ __all__ = [
     "solve_sweep",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 #: Relative slack when comparing ``b^T f`` with ``epsilon`` (rounding noise).
 _FEAS_RTOL = 1e-12

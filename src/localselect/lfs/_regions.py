@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
 from localselect._pairwise import row_chunks
+from localselect._typing import BoolArray, FloatArray, IntArray
 from localselect.lfs._weights import _block_memory, subspace_sq_distances
 
 __all__ = ["local_score", "nearest_votes", "nn_votes", "sphere_radius"]
 
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
-IntArray = NDArray[np.intp]
 
 #: Radius used when the impurity test already fails at distance 0 (the authors
 #: use 1e-6 on z-scored data); capped below half the next distance.

@@ -10,11 +10,10 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.neighbors import NearestNeighbors
 
-__all__ = ["nearest_candidates"]
+from localselect._parallel import local_threads
+from localselect._typing import FloatArray
 
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
-IntArray = NDArray[np.intp]
+__all__ = ["nearest_candidates"]
 
 
 def nearest_candidates(
@@ -41,7 +40,8 @@ def nearest_candidates(
         members = np.flatnonzero(y == c)
         k = min(n_candidates + 1, members.size)
         nn = NearestNeighbors(n_neighbors=k, n_jobs=n_jobs).fit(X[members])
-        idx = members[nn.kneighbors(X, return_distance=False)]
+        with local_threads():
+            idx = members[nn.kneighbors(X, return_distance=False)]
         # Rows of class c drop themselves (or, among more than k duplicates, the last
         # neighbour); other rows drop the extra (k-th) neighbour when c has more.
         own = y == c

@@ -5,14 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 from sklearn import get_config
-from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import DEFAULT_BLOCK_MEMORY, row_chunks
+from localselect._parallel import Parallel, delayed
+from localselect._typing import BoolArray, FloatArray
 
 __all__ = ["class_distances", "lfs_weights", "local_weights", "subspace_sq_distances"]
-
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
 
 
 def _block_memory() -> float:

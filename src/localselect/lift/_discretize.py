@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, fit_context
+from localselect._docstrings import fill_doc
 
 __all__ = ["MahalanobisQuantileDiscretizer"]
 
@@ -17,6 +18,7 @@ def _mahalanobis_to_zero(X: np.ndarray, precision: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", X, precision, X), 0.0))
 
 
+@fill_doc
 class MahalanobisQuantileDiscretizer(TransformerMixin, BaseEstimator):
     """Discretise several continuous features jointly into quantile bins of one distance.
 
@@ -50,11 +52,7 @@ class MahalanobisQuantileDiscretizer(TransformerMixin, BaseEstimator):
         Columns of ``X`` entering the distance.
     group_columns_ : ndarray of int
         Columns of ``X`` holding the group labels.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_input_attributes)s
 
     See Also
     --------

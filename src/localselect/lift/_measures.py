@@ -32,6 +32,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from localselect._typing import FloatArray, Int64Array
+
 __all__ = [
     "Contingency",
     "EncodedData",
@@ -47,8 +49,6 @@ __all__ = [
     "mutual_information_from_counts",
 ]
 
-IntArray = NDArray[np.int64]
-FloatArray = NDArray[np.float64]
 
 #: A mixed-radix profile code is compressed to dense ranks once the radix
 #: product exceeds this bound (int64 safety and bincount memory).
@@ -63,7 +63,7 @@ class EncodedData(NamedTuple):
     feature_names : one name per column.
     """
 
-    codes: IntArray
+    codes: Int64Array
     categories: list[np.ndarray]
     feature_names: list[str]
 
@@ -77,12 +77,12 @@ class Contingency(NamedTuple):
     n_complete : number of complete cases counted.
     """
 
-    profiles: IntArray
+    profiles: Int64Array
     counts: FloatArray
     n_complete: int
 
 
-def _encode_column(values: Any) -> tuple[IntArray, np.ndarray]:
+def _encode_column(values: Any) -> tuple[Int64Array, np.ndarray]:
     series = pd.Series(values)
     missing = series.isna().to_numpy()
     try:
@@ -134,7 +134,7 @@ def encode_discrete(X: Any, feature_names: Sequence[str] | None = None) -> Encod
     return EncodedData(codes, categories, names)
 
 
-def encode_target(y: Any) -> tuple[IntArray, np.ndarray]:
+def encode_target(y: Any) -> tuple[Int64Array, np.ndarray]:
     """Codes of the class labels (``-1`` for missing) and the sorted classes."""
     arr = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
     if arr.ndim != 1:
@@ -144,7 +144,7 @@ def encode_target(y: Any) -> tuple[IntArray, np.ndarray]:
     return _encode_column(arr)
 
 
-def joint_codes(codes: IntArray, cardinalities: Sequence[int]) -> tuple[IntArray, int]:
+def joint_codes(codes: Int64Array, cardinalities: Sequence[int]) -> tuple[Int64Array, int]:
     """One integer per row for the profile of several discrete columns.
 
     Parameters
@@ -183,7 +183,7 @@ def joint_codes(codes: IntArray, cardinalities: Sequence[int]) -> tuple[IntArray
     return joint, n_levels
 
 
-def contingency(codes: IntArray, y_codes: IntArray, n_classes: int) -> Contingency:
+def contingency(codes: Int64Array, y_codes: Int64Array, n_classes: int) -> Contingency:
     """Joint counts of the observed profiles of ``codes`` with the classes.
 
     Rows missing a value of ``codes`` or of ``y_codes`` are not counted.
@@ -265,7 +265,7 @@ def mutual_information_from_counts(counts: FloatArray, normalize: bool = True) -
     return 0.0 if h <= 0 else min(mi / h, 1.0)
 
 
-def _prepare(X: Any, y: Any) -> tuple[EncodedData, IntArray, np.ndarray]:
+def _prepare(X: Any, y: Any) -> tuple[EncodedData, Int64Array, np.ndarray]:
     enc = encode_discrete(X)
     y_codes, classes = encode_target(y)
     if enc.codes.shape[0] != len(y_codes):
@@ -353,7 +353,7 @@ def lift_table(X: Any, y: Any) -> pd.DataFrame:
     return frame
 
 
-def _window_mask(window: Any, enc: EncodedData, profiles: IntArray) -> NDArray[np.bool_]:
+def _window_mask(window: Any, enc: EncodedData, profiles: Int64Array) -> NDArray[np.bool_]:
     k = enc.codes.shape[1]
     if isinstance(window, (str, bytes)) or not isinstance(window, (Sequence, set, frozenset)):
         window = [window]

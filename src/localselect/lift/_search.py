@@ -36,9 +36,10 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils.parallel import Parallel, delayed
 
+from localselect._parallel import Parallel, delayed
 from localselect._progress import ProgressTask
+from localselect._typing import FloatArray, Int64Array
 from localselect.lift._measures import _plogp_terms, joint_codes
 
 __all__ = [
@@ -55,8 +56,6 @@ __all__ = [
     "search_windows",
 ]
 
-IntArray = NDArray[np.int64]
-FloatArray = NDArray[np.float64]
 
 #: Feature subsets beyond which an exhaustive subset search refuses to start.
 MAX_SUBSETS = 2_000_000
@@ -73,7 +72,7 @@ MAX_LEVEL_PROFILES = 3_000_000
 
 #: ``columns(subset)`` returns the codes of a subset's profile variables
 #: (n_samples, k') with -1 for missing, and their cardinalities.
-ColumnsFn = Callable[[tuple[int, ...]], tuple[IntArray, list[int]]]
+ColumnsFn = Callable[[tuple[int, ...]], tuple[Int64Array, list[int]]]
 
 
 class SearchResult(NamedTuple):
@@ -185,8 +184,8 @@ def _rank_key(rec: dict) -> tuple:
 
 
 def _table(
-    codes: IntArray, cards: Sequence[int], y: IntArray, n_classes: int
-) -> tuple[FloatArray, IntArray, int]:
+    codes: Int64Array, cards: Sequence[int], y: Int64Array, n_classes: int
+) -> tuple[FloatArray, Int64Array, int]:
     """Contingency of a subset: counts (P, C) of observed profiles, their joint ids, n_complete."""
     joint, n_levels = joint_codes(codes, cards)
     keep = (joint >= 0) & (y >= 0)
@@ -206,7 +205,7 @@ def _table(
     return counts[ids].astype(np.float64), ids.astype(np.int64), n
 
 
-def _decode(ids: IntArray, cards: Sequence[int], codes: IntArray) -> list[tuple[int, ...]]:
+def _decode(ids: Int64Array, cards: Sequence[int], codes: Int64Array) -> list[tuple[int, ...]]:
     """Value codes of each profile id (mixed radix), read back from the data when compressed."""
     cards = [max(int(c), 1) for c in cards]
     if int(np.prod(cards, dtype=np.float64)) <= 1 << 24:
@@ -235,7 +234,7 @@ def _lift_of(counts: FloatArray, rows: NDArray[np.bool_], targets: Sequence[int]
 
 
 def _features_chunk(
-    subsets: list[tuple[int, ...]], columns: ColumnsFn, y: IntArray, n_classes: int
+    subsets: list[tuple[int, ...]], columns: ColumnsFn, y: Int64Array, n_classes: int
 ) -> list[dict]:
     records = []
     all_classes = list(range(n_classes))
@@ -312,7 +311,7 @@ def _run_chunks(
 
 def search_features(
     columns: ColumnsFn,
-    y: IntArray,
+    y: Int64Array,
     n_classes: int,
     n_features: int,
     *,
@@ -348,7 +347,7 @@ def _window_masks(n_profiles: int) -> NDArray[np.float64]:
 def _windows_chunk(
     subsets: list[tuple[int, ...]],
     columns: ColumnsFn,
-    y: IntArray,
+    y: Int64Array,
     n_classes: int,
     min_support: float,
     top_k: int,
@@ -405,7 +404,7 @@ def _windows_chunk(
 
 def search_windows(
     columns: ColumnsFn,
-    y: IntArray,
+    y: Int64Array,
     n_classes: int,
     n_features: int,
     *,
@@ -441,8 +440,8 @@ def search_windows(
 
 
 def _profile_records(
-    features: IntArray,
-    values: IntArray,
+    features: Int64Array,
+    values: Int64Array,
     n_match: FloatArray,
     n_comp: FloatArray,
     class_match: FloatArray,
@@ -500,15 +499,15 @@ class _Items(NamedTuple):
     and of each class, shared by all branches."""
 
     bits: NDArray[np.uint8]  # (n_items, n_bytes) rows with feature == value
-    feature: IntArray  # (n_items,) feature of each item
-    value: IntArray  # (n_items,) value code of each item
+    feature: Int64Array  # (n_items,) feature of each item
+    value: Int64Array  # (n_items,) value code of each item
     kept: NDArray[np.bool_]  # item count >= threshold (the level-1 survivors)
     present: NDArray[np.uint8]  # (n_features, n_bytes) rows where the feature is not missing
     classes: NDArray[np.uint8]  # (n_classes, n_bytes) rows of each class
 
 
 def _items(
-    codes: IntArray, cards: Sequence[int], y: IntArray, n_classes: int, threshold: float
+    codes: Int64Array, cards: Sequence[int], y: Int64Array, n_classes: int, threshold: float
 ) -> _Items:
     m = codes.shape[1]
     valid_y = y >= 0
@@ -524,7 +523,9 @@ def _items(
     return _Items(bits, feature, value, (count >= threshold) & (count > 0), present, classes)
 
 
-def _sibling_pairs(parent: IntArray, feat: IntArray, n_features: int) -> tuple[IntArray, IntArray]:
+def _sibling_pairs(
+    parent: Int64Array, feat: Int64Array, n_features: int
+) -> tuple[Int64Array, Int64Array]:
     """Pairs (i, s) of profiles with the same parent and s's last feature after i's.
 
     Profiles must be sorted by (parent, last feature); the pairs come sorted by
@@ -655,8 +656,8 @@ def profile_search_seconds(
 
 
 def search_profiles(
-    codes: IntArray,
-    y: IntArray,
+    codes: Int64Array,
+    y: Int64Array,
     n_classes: int,
     *,
     max_size: int,
@@ -714,7 +715,7 @@ def search_profiles(
 def _joint_profiles_chunk(
     subsets: list[tuple[int, ...]],
     columns: ColumnsFn,
-    y: IntArray,
+    y: Int64Array,
     n_classes: int,
     min_support: float,
     targets: Sequence[int],
@@ -751,7 +752,7 @@ def _joint_profiles_chunk(
 
 def search_profiles_per_subset(
     columns: ColumnsFn,
-    y: IntArray,
+    y: Int64Array,
     n_classes: int,
     n_features: int,
     *,

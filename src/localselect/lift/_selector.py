@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
+from localselect._docstrings import fill_doc
 from localselect._progress import progress_task
+from localselect.base import check_classification_data, verbose_log
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
     SearchTooLong,
@@ -50,6 +51,7 @@ def _plain(value):
     return value
 
 
+@fill_doc
 class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     """Select features, windows or profiles by the Local Lift Dependence Scale.
 
@@ -158,17 +160,13 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         Profiles, windows or subsets whose counts were computed.
     n_passed_ : int
         Of those, how many met ``min_support``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_input_attributes)s
 
     See Also
     --------
     MahalanobisQuantileDiscretizer : The paper's joint discretisation.
     lift_table : The lift function of a feature set with its counts.
-    dependence : eta of a whole range or a window.
+    dependence : The coefficient eta of a whole range or a window.
 
     Notes
     -----
@@ -270,8 +268,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         self.verbose = verbose
 
     def _log(self, message, *args):
-        if self.verbose:
-            logger.info(message, *args)
+        verbose_log(logger, self.verbose)(1, message, *args)
 
     def _as_float(self, X):
         try:
@@ -351,14 +348,8 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
             The fitted selector.
         """
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite="allow-nan")
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        self.classes_, y_codes = check_classification_data(type(self).__name__, y)
         y_codes = y_codes.astype(np.int64)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"LiftFeatureSelector needs at least 2 classes in y; got 1 class "
-                f"({self.classes_[0]!r}). Pass labels of two or more classes."
-            )
         n_classes = len(self.classes_)
         if self.target_class is None:
             targets = list(range(n_classes))
@@ -568,7 +559,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         return validate_data(self, X, reset=False, dtype=None, ensure_all_finite="allow-nan")
 
     def get_local_support(self, X=None, *, indices=False):
-        """Features of the ranked profiles (windows) each row matches.
+        """Get the features of the ranked profiles (windows) each row matches.
 
         Parameters
         ----------

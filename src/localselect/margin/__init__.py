@@ -6,6 +6,11 @@ I-RELIEF) in :mod:`localselect.margin._vector_kernels`, the IMMIGRATE matrix in
 :mod:`localselect.margin._matrix_kernels`; the last two share the hit/miss
 softmax of :mod:`localselect.margin._kernels` and the chunked ``|x_i - x_j|``
 work of :mod:`localselect._pairwise`.
+
+:func:`relieff` is public as a numeric building block (the ReliefF weights of
+validated float64 data and integer class codes, with a choice of the numpy or
+the compiled engine), for speed comparisons such as ``localselect bench
+margin-perf``.
 """
 
 from localselect.margin._boosted import BoostedImmigrate
@@ -13,6 +18,7 @@ from localselect.margin._im4e import IM4E
 from localselect.margin._immigrate import Immigrate
 from localselect.margin._irelief import IRelief
 from localselect.margin._kernels import DegenerateMarginWarning
+from localselect.margin._nn_kernels import relieff
 from localselect.margin._relief import Relief, ReliefF
 from localselect.margin._simba import Simba
 
@@ -25,4 +31,5 @@ __all__ = [
     "Relief",
     "ReliefF",
     "Simba",
+    "relieff",
 ]

@@ -8,13 +8,14 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect._compat import Interval, StrOptions, fit_context
+from localselect._compat import Interval, StrOptions
+from localselect._docstrings import fill_doc
 from localselect._progress import progress_task
-from localselect.margin._common import encode_targets, set_verbosity, top_k_mask
+from localselect.base import LabelledFitMixin, ScoreSelectorMixin
+from localselect.margin._common import NEED_HITS
 from localselect.margin._immigrate import Immigrate, resolve_prescreen, with_fit_result
 from localselect.margin._matrix_kernels import expected_distances, immigrate_fit, prescreen_mask
 from localselect.margin._neighbours import (
@@ -30,7 +31,8 @@ __all__ = ["BoostedImmigrate"]
 logger = logging.getLogger(__name__)
 
 
-class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
+@fill_doc
+class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
     """Boosted IMMIGRATE (BIM): AdaBoost with IMMIGRATE as the weak learner.
 
     Algorithm 3 of Zhao, Hong and Liu: round ``t`` fits IMMIGRATE on the
@@ -65,10 +67,10 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         exact up to 1,000 samples, else ``k = 2e7 / (N A^2)`` clipped to
         [10, 100] (a fiftieth of :class:`Immigrate`'s budget, since a fit runs
         up to ``n_estimators`` rounds). Data with missing values run exact.
-    n_features_to_select : int or None, default=None
-        Features kept by ``transform``: the ``n_features_to_select`` largest
-        entries of ``feature_importances_``, or (``None``) every feature with
-        a positive one.
+    n_features_to_select : int, float or None, default=None
+        Features kept by ``transform``: that many of the largest entries of
+        ``feature_importances_`` (an int), that fraction of the features (a
+        float in (0, 1]), or (``None``) every feature with a positive one.
     random_state : int, RandomState instance or None, default=None
         Seeds the random initial matrices (``init="random"``); one seed per
         round is drawn up front.
@@ -96,13 +98,7 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         ``get_support`` and ``transform`` select on).
     n_neighbors_ : int or None
         Hits and misses kept per sample; None for the exact method.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -164,6 +160,7 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        **ScoreSelectorMixin._parameter_constraints,
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "sigma_max": [Interval(Real, 0, None, closed="neither")],
         "sigma_min": [Interval(Real, 0, None, closed="neither")],
@@ -175,11 +172,13 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
             None,
         ],
         "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
     }
+
+    _min_class_size = 2
+    _class_size_reason = NEED_HITS
 
     def __init__(
         self,
@@ -208,30 +207,13 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Boost IMMIGRATE learners (Algorithm 3).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; standardise it.
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes, each with at least 2 samples.
-
-        Returns
-        -------
-        self : BoostedImmigrate
-            The fitted ensemble.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+    def _fit(self, X, codes, log):
+        # Algorithm 3
         if self.sigma_min > self.sigma_max:
             raise ValueError(
                 f"sigma_min={self.sigma_min} exceeds sigma_max={self.sigma_max}; "
                 "sigma falls from sigma_max to sigma_min, so pass sigma_min <= sigma_max."
             )
-        set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
-        self.classes_, codes = encode_targets(type(self).__name__, y)
         n = X.shape[0]
         k = len(self.classes_)
         rng = check_random_state(self.random_state)
@@ -308,11 +290,11 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
                 pred = np.argmin(loo, axis=1)
                 wrong = pred != codes
                 eps = float(D @ wrong)
-                logger.info("BIM round %d: sigma=%.4g, error=%.4f", t + 1, sigma, eps)
+                log(1, "BIM round %d: sigma=%.4g, error=%.4f", t + 1, sigma, eps)
                 sigma_t = sigma
                 sigma *= factor
                 if eps >= 1.0 - 1.0 / k:
-                    logger.info("BIM: error at least 1 - 1/%d, boosting stops (SAMME)", k)
+                    log(1, "BIM: error at least 1 - 1/%d, boosting stops (SAMME)", k)
                     break
                 if eps <= 0.0:
                     estimators.append(learner)
@@ -367,13 +349,11 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
             votes[rows, np.argmin(est.expected_distances(X), axis=1)] += alpha
         return votes
 
+    @fill_doc
     def predict(self, X):
         """Weighted vote of the learners.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
@@ -383,13 +363,11 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         check_is_fitted(self)
         return self.classes_[np.argmax(self._votes(X), axis=1)]
 
+    @fill_doc
     def predict_proba(self, X):
         """Normalised weighted votes.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
@@ -400,14 +378,7 @@ class BoostedImmigrate(ClassifierMixin, SelectorMixin, BaseEstimator):
         votes = self._votes(X)
         return votes / votes.sum(axis=1, keepdims=True)
 
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        if self.n_features_to_select is None:
-            return self.feature_importances_ > 0
-        return top_k_mask(self.feature_importances_, self.n_features_to_select)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
         tags.input_tags.allow_nan = True
         return tags

@@ -1,93 +1,104 @@
-"""Input checks and selection policy shared by the margin-based estimators."""
+"""The fit shared by the margin-based feature-weight selectors (Relief family, IM4E)."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect.base import GlobalRelevanceMixin
+from localselect._compat import Interval
+from localselect._progress import progress_task
+from localselect.base import LabelledFitMixin, ScoreSelectorMixin
+from localselect.margin._kernels import VectorResult
+
+#: Why the margin methods need two samples per class.
+NEED_HITS = "a sample's 'hits' are the other samples of its class"
+
+#: Constraints of the iterative solvers' parameters (Simba, I-RELIEF, IM4E, IMMIGRATE).
+ITERATION_CONSTRAINTS: dict = {
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "callback": [callable, None],
+}
+
+#: ... and of the softmax-margin solvers (I-RELIEF, IM4E, IMMIGRATE): temperature, threads.
+SOFTMAX_CONSTRAINTS: dict = {
+    **ITERATION_CONSTRAINTS,
+    "sigma": [Interval(Real, 0, None, closed="neither")],
+    "n_jobs": [Integral, None],
+}
 
 
-def encode_targets(
-    name: str, y: NDArray, *, need_hits: bool = True
-) -> tuple[NDArray, NDArray[np.intp]]:
-    """Classes and integer codes of ``y``, with the family's data checks.
+def iteration_callback(
+    log: Callable[..., None], name: str, callback: Callable | None, task: Any = None
+) -> Callable[[int, float], None]:
+    """Kernel callback: count the iteration on ``task`` (a progress task), log
+    ``(iteration, objective)`` at depth 2, then call the user's ``callback``."""
 
-    Raises a ValueError naming the problem when ``y`` has one class, or (with
-    ``need_hits``) when a class has a single sample, which then has no hit.
+    def report(iteration: int, value: float) -> None:
+        if task is not None:
+            task.advance()
+        log(2, "%s iteration %d: %.10g", name, iteration, value)
+        if callback is not None:
+            callback(iteration, value)
+
+    return report
+
+
+@contextmanager
+def iterations(estimator: Any, name: str, log: Callable[..., None]) -> Iterator[Callable]:
+    """A progress task over ``estimator.max_iter`` iterations; yields the kernel callback.
+
+    The callback advances the task, logs each iteration (depth 2) and calls the
+    estimator's own ``callback``.
     """
-    check_classification_targets(y)
-    classes, codes = np.unique(y, return_inverse=True)
-    if len(classes) < 2:
-        raise ValueError(
-            f"{name} needs at least 2 classes in y; got 1 class ({classes[0]!r}). "
-            "Pass labels of two or more classes."
-        )
-    if need_hits:
-        counts = np.bincount(codes)
-        lonely = classes[counts < 2]
-        if len(lonely):
-            raise ValueError(
-                f"{name} needs at least 2 samples in every class (a sample's 'hits' are "
-                f"the other samples of its class); class(es) {list(lonely)!r} have 1 "
-                "sample. Remove them or add samples."
-            )
-    return classes, codes.astype(np.intp)
+    with progress_task(
+        estimator.max_iter,
+        f"{name} iterations",
+        verbose=estimator.verbose,
+        logger=logging.getLogger(type(estimator).__module__),
+        unit="iterations",
+    ) as task:
+        yield iteration_callback(log, name, estimator.callback, task)
 
 
-def top_k_mask(scores: NDArray[np.float64], k: int) -> NDArray[np.bool_]:
-    """Mask of the ``k`` highest scores; ties go to the lower feature index."""
-    order = np.argsort(-scores, kind="stable")
-    mask = np.zeros(scores.shape[0], dtype=bool)
-    mask[order[: min(k, scores.shape[0])]] = True
-    return mask
+class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
+    """Global selector on margin feature weights: one ``fit`` for the family.
 
+    Subclasses extend ``_parameter_constraints`` and implement
+    ``_fit_weights(X, codes, log)``, returning the weights or a
+    :class:`~localselect.margin._kernels.VectorResult` (then ``cost_`` and
+    ``n_iter_`` are set too). ``_min_class_size = 1`` allows one-sample classes.
+    """
 
-def set_verbosity(logger: logging.Logger, verbose: int) -> None:
-    """Make ``verbose`` reach the logs: 1 -> INFO, 2 -> DEBUG (never lowers a level)."""
-    if verbose >= 2:
-        level = logging.DEBUG
-    elif verbose == 1:
-        level = logging.INFO
-    else:
-        return
-    if logger.getEffectiveLevel() > level:
-        logger.setLevel(level)
+    _parameter_constraints: dict = {
+        **ScoreSelectorMixin._parameter_constraints,
+        "verbose": ["verbose"],
+    }
+    _min_class_size = 2
+    _class_size_reason = NEED_HITS
 
+    def _fit_weights(
+        self, X: NDArray[np.float64], codes: NDArray[np.intp], log: Callable[..., None]
+    ) -> NDArray[np.float64] | VectorResult:
+        raise NotImplementedError
 
-class _FeatureWeightSelector(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
-    """Global selector on ``feature_importances_``: the top ``n_features_to_select``."""
-
-    def _prepare_fit(
-        self, X, y, *, need_hits: bool = True
-    ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
-        """The fit preamble of the Relief family: validated float64 ``X``, class codes.
-
-        Validates ``X`` and ``y`` (setting ``n_features_in_``), makes ``verbose``
-        reach the ``localselect.margin`` logs, and sets ``classes_`` through
-        :func:`encode_targets` (one class, or a one-sample class with
-        ``need_hits``, is a ValueError).
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
-        set_verbosity(logging.getLogger("localselect.margin"), getattr(self, "verbose", 0))
-        self.classes_, codes = encode_targets(type(self).__name__, y, need_hits=need_hits)
-        return X, codes
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        k = self.n_features_to_select
-        if k is None:
-            return self.feature_importances_ > 0
-        return top_k_mask(self.feature_importances_, k)
+    def _fit(self, X, codes, log):
+        result = self._fit_weights(X, codes, log)
+        if isinstance(result, VectorResult):
+            self.cost_ = result.cost
+            self.n_iter_ = result.n_iter
+            result = result.weights
+        self.feature_importances_ = result
+        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = True  # missing values: see each kernel
         return tags

@@ -8,14 +8,13 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect._compat import Interval, StrOptions, fit_context
-from localselect._progress import progress_task
-from localselect.base import GlobalRelevanceMixin
-from localselect.margin._common import encode_targets, set_verbosity, top_k_mask
+from localselect._compat import Interval, StrOptions
+from localselect._docstrings import fill_doc
+from localselect.base import LabelledFitMixin, ScoreSelectorMixin, top_k_support
+from localselect.margin._common import NEED_HITS, SOFTMAX_CONSTRAINTS, iterations
 from localselect.margin._matrix_kernels import ImmigrateFit, expected_distances, immigrate_fit
 from localselect.margin._neighbours import expected_distances_truncated, query_class_neighbours
 
@@ -38,7 +37,8 @@ def resolve_prescreen(prescreen, n_features: int) -> tuple[float | str | None, i
     return prescreen, None
 
 
-class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstimator):
+@fill_doc
+class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
     """IMMIGRATE feature and interaction weights, and its margin classifier.
 
     Learns a symmetric, element-wise non-negative matrix ``W`` with
@@ -89,10 +89,12 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
         exact all-pairs method of the paper. ``"auto"``: exact up to 1,000
         samples, else ``k = 1e9 / (N A^2)`` clipped to [10, 100] (see Notes).
         Data with missing values always run exact.
-    n_features_to_select : int or None, default=None
-        Features kept by ``transform``: the ``n_features_to_select`` largest
-        diagonal weights, or (``None``) every feature with a non-zero row in
-        ``W`` (all of them unless pruned or pre-screened).
+    n_features_to_select : int, float or None, default=None
+        Features kept by ``transform``: that many of the largest diagonal
+        weights (an int), that fraction of the features (a float in (0, 1]),
+        or (``None``) every feature with a positive score, the score of a
+        feature being the total weight of its row of ``W`` (all features
+        unless pruned or pre-screened).
     random_state : int, RandomState instance or None, default=None
         Seed of the random initial ``W`` (``init="random"``).
     n_jobs : int, default=None
@@ -129,11 +131,7 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
         Mean over the training samples of the bound on the exact softmax
         weight the truncation dropped (the larger of hits and misses, at the
         final ``W``; see Notes); 0 for the exact method.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_input_attributes)s
 
     See Also
     --------
@@ -236,9 +234,8 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
     """
 
     _parameter_constraints = {
-        "sigma": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
+        **ScoreSelectorMixin._parameter_constraints,
+        **SOFTMAX_CONSTRAINTS,
         "init": [StrOptions({"identity", "random", "im4e"})],
         "nonnegative": ["boolean"],
         "prune": ["boolean"],
@@ -248,12 +245,12 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
             None,
         ],
         "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
         "verbose": ["verbose"],
-        "callback": [callable, None],
     }
+
+    _min_class_size = 2
+    _class_size_reason = NEED_HITS
 
     def __init__(
         self,
@@ -286,39 +283,12 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
         self.verbose = verbose
         self.callback = callback
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn ``W`` by Algorithm 2.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; standardise it (the paper z-scores every feature).
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes, each with at least 2 samples.
-
-        Returns
-        -------
-        self : Immigrate
-            The fitted model.
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
-        set_verbosity(logging.getLogger("localselect.margin"), self.verbose)
-        classes, codes = encode_targets(type(self).__name__, y)
+    def _fit(self, X, codes, log):
+        # Algorithm 2 on the (pre-screened) features
         prescreen, max_features = resolve_prescreen(self.prescreen, X.shape[1])
-        with progress_task(
-            self.max_iter,
-            "IMMIGRATE iterations",
-            verbose=self.verbose,
-            logger=logger,
-            unit="iterations",
-        ) as task:
-
-            def callback(iteration, cost):
-                task.advance()
-                if self.callback is not None:
-                    self.callback(iteration, cost)
-
+        if prescreen is not None or self.init == "im4e":
+            log(1, "IMMIGRATE: IM4E weights for %d features", X.shape[1])
+        with iterations(self, "IMMIGRATE", log) as callback:
             result = immigrate_fit(
                 X,
                 codes,
@@ -335,7 +305,8 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
                 n_jobs=self.n_jobs,
                 callback=callback,
             )
-        return with_fit_result(self, result, X, codes, classes)
+        log(1, "IMMIGRATE: modelled %d of %d features", len(result.features), X.shape[1])
+        return with_fit_result(self, result, X, codes, self.classes_)
 
     @property
     def interaction_importances_(self):
@@ -373,13 +344,11 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
             n_jobs=self.n_jobs,
         )
 
+    @fill_doc
     def expected_distances(self, X):
         """Expected distance of each sample to each class, eq. (3.18).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
@@ -390,13 +359,11 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
         return self._expected_distances(X)
 
+    @fill_doc
     def predict(self, X):
         """Class with the smallest expected distance, eq. (3.18).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
@@ -406,13 +373,11 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
         s = self.expected_distances(X)
         return self.classes_[np.argmin(s, axis=1)]
 
+    @fill_doc
     def predict_proba(self, X):
         """Softmax of ``-s_c(x) / sigma`` over classes (see Notes; not calibrated).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Query samples.
+        %(query_parameters)s
 
         Returns
         -------
@@ -424,12 +389,12 @@ class Immigrate(GlobalRelevanceMixin, ClassifierMixin, SelectorMixin, BaseEstima
     def _get_support_mask(self):
         check_is_fitted(self)
         if self.n_features_to_select is None:
-            return (self.weights_ != 0).any(axis=1)
-        return top_k_mask(self.feature_importances_, self.n_features_to_select)
+            # Rows, not the diagonal: pruning can zero a main effect and keep interactions.
+            return top_k_support(np.abs(self.weights_).sum(axis=1), None)
+        return super()._get_support_mask()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
         tags.input_tags.allow_nan = True
         return tags
 

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import logging
-from numbers import Integral, Real
+from numbers import Integral
 
-from localselect._compat import Interval, StrOptions, fit_context
-from localselect._progress import progress_task
+from localselect._compat import Interval, StrOptions
+from localselect._docstrings import fill_doc
 from localselect.margin import _vector_kernels
-from localselect.margin._common import _FeatureWeightSelector
+from localselect.margin._common import (
+    SOFTMAX_CONSTRAINTS,
+    _FeatureWeightSelector,
+    iterations,
+)
 from localselect.margin._neighbours import resolve_neighbours
 
 __all__ = ["IRelief"]
 
-logger = logging.getLogger(__name__)
 
-
+@fill_doc
 class IRelief(_FeatureWeightSelector):
     """I-RELIEF feature weights (iterative Relief).
 
@@ -36,9 +38,8 @@ class IRelief(_FeatureWeightSelector):
         Maximum number of iterations.
     tol : float, default=1e-3
         Stop when ``||w_new - w||_2 < tol`` (Sun's theta).
-    n_features_to_select : int or None, default=10
-        Features kept by ``transform``; ``None`` keeps every feature with a
-        positive weight.
+    n_features_to_select : int, float or None, default=10
+        %(n_features_to_select)s
     n_neighbors : int, "auto" or None, default="auto"
         Neighbour truncation: each sample's softmax runs over its
         ``n_neighbors`` nearest hits and nearest misses (Euclidean, found
@@ -64,13 +65,7 @@ class IRelief(_FeatureWeightSelector):
         Iterations run.
     n_neighbors_ : int or None
         Hits and misses kept per sample; None for the exact method.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -100,22 +95,18 @@ class IRelief(_FeatureWeightSelector):
     --------
     >>> import numpy as np
     >>> from localselect import IRelief
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 30)
-    >>> X = np.column_stack([y + 0.3 * rng.normal(size=60), rng.normal(size=(60, 3))])
-    >>> IRelief(n_features_to_select=1).fit(X, y).get_support(indices=True)
-    array([0])
+    >>> from localselect.datasets import make_lfs_synthetic
+    >>> X, y, relevant = make_lfs_synthetic(100, 3, random_state=0)  # features 0 and 1
+    >>> model = IRelief(n_features_to_select=2).fit(X, y)
+    >>> norm = np.linalg.norm(model.feature_importances_)
+    >>> model.get_support(indices=True), round(float(norm), 9)
+    (array([0, 1]), 1.0)
     """
 
     _parameter_constraints = {
-        "sigma": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
+        **_FeatureWeightSelector._parameter_constraints,
+        **SOFTMAX_CONSTRAINTS,
         "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
-        "callback": [callable, None],
     }
 
     def __init__(
@@ -139,42 +130,14 @@ class IRelief(_FeatureWeightSelector):
         self.verbose = verbose
         self.callback = callback
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the feature weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes, each with at least 2 samples.
-
-        Returns
-        -------
-        self : IRelief
-            The fitted selector.
-        """
-        X, codes = self._prepare_fit(X, y)
-        logger.info("I-RELIEF: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
+    def _fit_weights(self, X, codes, log):
+        log(1, "I-RELIEF: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
         neighbours = resolve_neighbours(
             X, codes, self.n_neighbors, budget=1e8, power=1, n_jobs=self.n_jobs
         )
         self.n_neighbors_ = None if neighbours is None else neighbours.k
-        with progress_task(
-            self.max_iter,
-            "I-RELIEF iterations",
-            verbose=self.verbose,
-            logger=logger,
-            unit="iterations",
-        ) as task:
-
-            def callback(iteration, cost):
-                task.advance()
-                if self.callback is not None:
-                    self.callback(iteration, cost)
-
-            res = _vector_kernels.irelief(
+        with iterations(self, "I-RELIEF", log) as callback:
+            return _vector_kernels.irelief(
                 X,
                 codes,
                 self.sigma,
@@ -184,7 +147,3 @@ class IRelief(_FeatureWeightSelector):
                 callback=callback,
                 neighbours=neighbours,
             )
-        self.feature_importances_ = res.weights
-        self.cost_ = res.cost
-        self.n_iter_ = res.n_iter
-        return self

@@ -34,23 +34,18 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
-from sklearn.utils.parallel import Parallel, delayed
 
 from localselect._pairwise import PairDiffs, hit_miss_masks, masked_softmax, row_chunks
+from localselect._parallel import Parallel, delayed
+from localselect._typing import FloatArray, IntArray
 
 __all__ = [
-    "Array",
-    "Codes",
     "DegenerateMarginWarning",
     "VectorResult",
     "map_blocks",
     "pair_matrix",
     "softmax_coefficients",
 ]
-
-Array = NDArray[np.float64]
-Codes = NDArray[np.intp]
 
 
 class DegenerateMarginWarning(UserWarning):
@@ -69,7 +64,7 @@ def map_blocks(func: Callable, blocks: Sequence[Any], n_jobs: int | None) -> lis
     return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(func)(block) for block in blocks)
 
 
-def pair_matrix(pairs: PairDiffs, values: list[Array], n: int) -> Array:
+def pair_matrix(pairs: PairDiffs, values: list[FloatArray], n: int) -> FloatArray:
     """The symmetric ``N x N`` matrix whose pair ``(i, j)`` holds the block values."""
     Q = np.zeros((n, n))
     for k, q in enumerate(values):
@@ -80,10 +75,10 @@ def pair_matrix(pairs: PairDiffs, values: list[Array], n: int) -> Array:
 
 
 def softmax_coefficients(
-    Q: Array,
-    codes: Codes,
+    Q: FloatArray,
+    codes: IntArray,
     sigma: float,
-    sample_weight: Array,
+    sample_weight: FloatArray,
     *,
     hit_sign: float,
     outlier: bool = False,
@@ -118,8 +113,8 @@ def softmax_coefficients(
 class VectorResult(NamedTuple):
     """Output of the feature-weight solvers (:func:`im4e`, :func:`irelief`, :func:`simba`)."""
 
-    weights: Array
-    cost: Array
+    weights: FloatArray
+    cost: FloatArray
     """Objective after each iteration (the solver's own; see its docstring)."""
     n_iter: int
     converged: bool

@@ -13,7 +13,6 @@ both :class:`~localselect.margin.Immigrate` and every round of
 
 from __future__ import annotations
 
-import logging
 import warnings
 from collections.abc import Callable
 from typing import NamedTuple
@@ -24,9 +23,8 @@ from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
 from localselect._pairwise import PairDiffs, abs_diff, masked_softmax, row_chunks
+from localselect._typing import FloatArray, IntArray
 from localselect.margin._kernels import (
-    Array,
-    Codes,
     DegenerateMarginWarning,
     map_blocks,
     pair_matrix,
@@ -58,10 +56,8 @@ __all__ = [
     "update_weight_matrix",
 ]
 
-logger = logging.getLogger(__name__)
 
-
-def _quad_form(D: Array, W: Array) -> Array:
+def _quad_form(D: FloatArray, W: FloatArray) -> FloatArray:
     """``q_ij = D_ij^T W D_ij`` for a block ``D`` of shape (rows, N, A), eq. (3.3)."""
     rows, n, a = D.shape
     flat = D.reshape(rows * n, a)
@@ -71,18 +67,18 @@ def _quad_form(D: Array, W: Array) -> Array:
 class ImmigrateStep(NamedTuple):
     """One pass over the data with ``W`` fixed (Step 1 of Algorithm 2)."""
 
-    scatter: Array
+    scatter: FloatArray
     """Sigma of Theorem 3.1: sum_n D_n (Sigma_{n,H} - Sigma_{n,M}), shape (A, A)."""
     entropy: float
     """sum_n D_n (E_miss(z_n) - E_hit(z_n)), the entropy term of eq. (3.5)/(3.19)."""
 
 
 def immigrate_step(
-    X: Array,
-    codes: Codes,
-    W: Array,
+    X: FloatArray,
+    codes: IntArray,
+    W: FloatArray,
     sigma: float,
-    sample_weight: Array,
+    sample_weight: FloatArray,
     *,
     pairs: PairDiffs | None = None,
     n_jobs: int | None = None,
@@ -121,21 +117,21 @@ def immigrate_step(
     return ImmigrateStep(scatter_matrix(pairs, C, n_jobs=n_jobs), entropy)
 
 
-def pair_quad_forms(pairs: PairDiffs, W: Array, *, n_jobs: int | None = None) -> Array:
+def pair_quad_forms(pairs: PairDiffs, W: FloatArray, *, n_jobs: int | None = None) -> FloatArray:
     """The symmetric ``N x N`` matrix of ``q(x_n, x_j) = d_nj^T W d_nj``, eq. (3.3).
 
     Each pair ``n < j`` is computed once from the cached differences of
     ``pairs``; the diagonal is 0.
     """
 
-    def quad(k: int) -> Array:
+    def quad(k: int) -> FloatArray:
         F = pairs.diffs(k)
         return np.einsum("ij,ij->i", F @ W, F)
 
     return pair_matrix(pairs, map_blocks(quad, range(len(pairs)), n_jobs), pairs.X.shape[0])
 
 
-def scatter_matrix(pairs: PairDiffs, C: Array, *, n_jobs: int | None = None) -> Array:
+def scatter_matrix(pairs: PairDiffs, C: FloatArray, *, n_jobs: int | None = None) -> FloatArray:
     """Sigma of Theorem 3.1 from the softmax coefficients ``C``.
 
     ``Sigma = sum_{n < j} (c_nj + c_jn) d_nj d_nj^T`` with ``C`` as written by
@@ -144,7 +140,7 @@ def scatter_matrix(pairs: PairDiffs, C: Array, *, n_jobs: int | None = None) -> 
     """
     a = pairs.X.shape[1]
 
-    def scatter(k: int) -> Array:
+    def scatter(k: int) -> FloatArray:
         ii, jj = pairs.blocks[k]
         F = pairs.diffs(k)
         coef = C[ii, jj] + C[jj, ii]
@@ -160,7 +156,7 @@ def scatter_matrix(pairs: PairDiffs, C: Array, *, n_jobs: int | None = None) -> 
     return 0.5 * (total + total.T)
 
 
-def update_weight_matrix(scatter: Array, *, nonnegative: bool = True) -> Array | None:
+def update_weight_matrix(scatter: FloatArray, *, nonnegative: bool = True) -> FloatArray | None:
     """Closed-form W of Theorem 3.1 (eq. (3.8), (3.17)).
 
     ``W = sum_i eta_i psi_i psi_i^T`` with ``(psi_i, mu_i)`` the eigenpairs of
@@ -189,7 +185,7 @@ def update_weight_matrix(scatter: Array, *, nonnegative: bool = True) -> Array |
     return W
 
 
-def prune_weight_matrix(W: Array, threshold: float) -> Array:
+def prune_weight_matrix(W: FloatArray, threshold: float) -> FloatArray:
     """Weight pruning of Sec. 3.4.3: entries below ``threshold`` set to 0, renormalised."""
     pruned = np.where(threshold > W, 0.0, W)
     norm = np.linalg.norm(pruned)
@@ -199,9 +195,9 @@ def prune_weight_matrix(W: Array, threshold: float) -> Array:
 class ImmigrateResult(NamedTuple):
     """Output of :func:`immigrate`."""
 
-    weights: Array
+    weights: FloatArray
     """The learned W, shape (A, A)."""
-    cost: Array
+    cost: FloatArray
     """Cost (3.5)/(3.19) after each iteration."""
     n_iter: int
     converged: bool
@@ -210,12 +206,12 @@ class ImmigrateResult(NamedTuple):
 
 
 def immigrate(
-    X: Array,
-    codes: Codes,
-    W0: Array,
+    X: FloatArray,
+    codes: IntArray,
+    W0: FloatArray,
     sigma: float,
     *,
-    sample_weight: Array | None = None,
+    sample_weight: FloatArray | None = None,
     max_iter: int = 10,
     tol: float = 1e-4,
     nonnegative: bool = True,
@@ -282,7 +278,6 @@ def immigrate(
         W = W_new
         cost = float(np.sum(W * step.scatter) + sigma * step.entropy)
         costs.append(cost)
-        logger.debug("IMMIGRATE iteration %d: cost %.10g", it, cost)
         if callback is not None:
             callback(it, cost)
         if len(costs) > 1 and abs(costs[-1] - costs[-2]) <= tol * max(abs(costs[-2]), 1e-300):
@@ -299,17 +294,17 @@ def immigrate(
 
 
 def expected_distances(
-    X_query: Array,
-    X_train: Array,
-    codes: Codes,
+    X_query: FloatArray,
+    X_train: FloatArray,
+    codes: IntArray,
     n_classes: int,
-    W: Array,
+    W: FloatArray,
     sigma: float,
     *,
     leave_one_out: bool = False,
     block_memory: float | None = None,
     n_jobs: int | None = None,
-) -> Array:
+) -> FloatArray:
     """Expected distance of each query to each class, eq. (3.18).
 
     ``s_c(x) = sum_{y_n = c} alpha_n^c(x) q(x, x_n)`` with ``alpha^c`` the
@@ -331,7 +326,7 @@ def expected_distances(
     onehot = codes[None, :] == np.arange(n_classes)[:, None]
     missing = expected_diff(X_train, codes, n_classes, X_query)
 
-    def block(rows: slice) -> Array:
+    def block(rows: slice) -> FloatArray:
         Q = X_query[rows]
         D = abs_diff(Q, X_train) if missing is None else missing.queries(Q)
         q = D @ W if W.ndim == 1 else _quad_form(D, W)
@@ -351,7 +346,9 @@ def expected_distances(
     return np.vstack(parts) if parts else np.empty((0, n_classes))
 
 
-def initial_matrix(init: str, n_features: int, rng, im4e_weights: Array | None = None) -> Array:
+def initial_matrix(
+    init: str, n_features: int, rng, im4e_weights: FloatArray | None = None
+) -> FloatArray:
     """Starting ``W`` of Algorithm 2, scaled to unit Frobenius norm.
 
     ``"identity"``: the identity; ``"random"``: ``U + U^T`` with ``U`` uniform on
@@ -373,17 +370,17 @@ def initial_matrix(init: str, n_features: int, rng, im4e_weights: Array | None =
 class ImmigrateFit(NamedTuple):
     """Output of :func:`immigrate_fit`: one fitted IMMIGRATE model."""
 
-    weights: Array
+    weights: FloatArray
     """W over all ``A`` features, shape (A, A); rows and columns not modelled are 0."""
     features: NDArray[np.intp]
     """Indices of the modelled features (all, unless pre-screened)."""
-    modelled_weights: Array
+    modelled_weights: FloatArray
     """W over the modelled features only, the matrix eq. (3.18) predicts with."""
     prescreen_support: NDArray[np.bool_]
     """Modelled features as a mask of shape (A,)."""
-    im4e_weights: Array | None
+    im4e_weights: FloatArray | None
     """IM4E weights of all ``A`` features when the pre-screen or the start used them."""
-    cost: Array
+    cost: FloatArray
     n_iter: int
     converged: bool
     degenerate: bool
@@ -394,8 +391,8 @@ class ImmigrateFit(NamedTuple):
 
 
 def immigrate_fit(
-    X: Array,
-    codes: Codes,
+    X: FloatArray,
+    codes: IntArray,
     sigma: float,
     *,
     rng,
@@ -405,8 +402,8 @@ def immigrate_fit(
     prune: bool = False,
     max_iter: int = 10,
     tol: float = 1e-4,
-    sample_weight: Array | None = None,
-    im4e_weights: Array | None = None,
+    sample_weight: FloatArray | None = None,
+    im4e_weights: FloatArray | None = None,
     n_jobs: int | None = None,
     callback: Callable[[int, float], object] | None = None,
     warn: bool = True,
@@ -458,7 +455,6 @@ def immigrate_fit(
     """
     a = X.shape[1]
     if im4e_weights is None and (prescreen is not None or init == "im4e"):
-        logger.info("IMMIGRATE: IM4E weights for %d features", a)
         im4e_weights = im4e(
             X, codes, sigma, max_iter=max_iter, tol=tol, n_jobs=n_jobs, warn=False
         ).weights
@@ -466,7 +462,6 @@ def immigrate_fit(
     if prescreen is not None and im4e_weights is not None:
         keep = prescreen_mask(im4e_weights, prescreen, max_features=max_features)
     features = np.flatnonzero(keep)
-    logger.info("IMMIGRATE: modelling %d of %d features", len(features), a)
     Xk = X[:, features]
     if neighbours is None:
         k = n_neighbors
@@ -515,7 +510,7 @@ def immigrate_fit(
 
 
 def prescreen_mask(
-    weights: Array, prescreen: float | str, *, max_features: int | None = None
+    weights: FloatArray, prescreen: float | str, *, max_features: int | None = None
 ) -> NDArray[np.bool_]:
     """Features kept by the IM4E pre-screen of Sec. 3.6.
 

@@ -44,9 +44,9 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.metrics import pairwise_distances
 
-__all__ = ["ExpectedDiff", "expected_diff"]
+from localselect._typing import FloatArray
 
-Array = NDArray[np.float64]
+__all__ = ["ExpectedDiff", "expected_diff"]
 
 
 class ExpectedDiff:
@@ -67,7 +67,7 @@ class ExpectedDiff:
 
     def __init__(
         self,
-        X: Array,
+        X: FloatArray,
         codes: NDArray[np.intp],
         n_classes: int,
         features: NDArray[np.bool_] | None = None,
@@ -103,7 +103,7 @@ class ExpectedDiff:
         self._features = index
         self._unknown = np.isnan(X[:, index]).astype(np.float64)
         self._zero_filled = np.where(np.isnan(X), 0.0, X)
-        self._h: Array | None = None
+        self._h: FloatArray | None = None
 
     def _group(self, c: NDArray[np.intp], f: NDArray[np.intp]) -> NDArray[np.intp]:
         """Group of class ``c`` and feature ``f``; pooled when the class has no value."""
@@ -112,7 +112,7 @@ class ExpectedDiff:
         g[empty] = self.pooled * self.n_features + f[empty]
         return g
 
-    def expect(self, v: Array, c: NDArray[np.intp], f: NDArray[np.intp]) -> Array:
+    def expect(self, v: FloatArray, c: NDArray[np.intp], f: NDArray[np.intp]) -> FloatArray:
         """``E |v - X|`` with ``X`` the known values of feature ``f`` in class ``c``.
 
         Element-wise over the equal-length arrays ``v``, ``c``, ``f``; 0 where
@@ -138,7 +138,7 @@ class ExpectedDiff:
             out[idx] = (vv * k - below + (total - below) - vv * (m - k)) / m
         return out
 
-    def _known_table(self) -> Array:
+    def _known_table(self) -> FloatArray:
         """``H[c, j, a] = E |x_{j,a} - X_a|`` for known entries (0 where unknown).
 
         Shape (C + 1, N, A_m) over the features with unknowns; built once.
@@ -153,7 +153,7 @@ class ExpectedDiff:
             self._h = table
         return self._h
 
-    def distances(self, rows: slice, weights: Array, power: int) -> Array:
+    def distances(self, rows: slice, weights: FloatArray, power: int) -> FloatArray:
         """``sum_a weights_a d_a^power`` of training rows against all, completed.
 
         Equals ``(self.rows(rows) ** power * weights).sum(-1)`` (``power`` 1 or
@@ -189,7 +189,7 @@ class ExpectedDiff:
                 D[np.ix_(sel, cols)] += (Ur[sel] * (v * both[ci, c])) @ U[cols].T
         return np.maximum(D, 0.0)
 
-    def _both_unknown(self) -> Array:
+    def _both_unknown(self) -> FloatArray:
         """``E |X - X'|`` for every pair of classes (pooled included), shape (C+1, C+1, A)."""
         c1, a = self.n_classes + 1, self.n_features
         table = np.zeros((c1, c1, a))
@@ -211,12 +211,12 @@ class ExpectedDiff:
 
     def fill(
         self,
-        D: Array,
-        A: Array,
-        B: Array,
+        D: FloatArray,
+        A: FloatArray,
+        B: FloatArray,
         a_codes: NDArray[np.intp] | int,
         b_codes: NDArray[np.intp] | int,
-    ) -> Array:
+    ) -> FloatArray:
         """Replace the NaN of ``D = |A - B|`` by the expected differences, in place.
 
         Parameters
@@ -254,22 +254,22 @@ class ExpectedDiff:
         return D
 
     def abs_diff(
-        self, A: Array, B: Array, a_codes: NDArray[np.intp], b_codes: NDArray[np.intp]
-    ) -> Array:
+        self, A: FloatArray, B: FloatArray, a_codes: NDArray[np.intp], b_codes: NDArray[np.intp]
+    ) -> FloatArray:
         """``|A - B|`` (broadcast) with unknown entries replaced by the expected difference."""
         return self.fill(np.abs(A - B), A, B, a_codes, b_codes)
 
-    def pairs(self, ii: NDArray[np.intp], jj: NDArray[np.intp]) -> Array:
+    def pairs(self, ii: NDArray[np.intp], jj: NDArray[np.intp]) -> FloatArray:
         """``|X[ii] - X[jj]|`` of training pairs, completed (shape (len(ii), A))."""
         X, c = self.X, self.codes
         return self.abs_diff(X[ii], X[jj], c[ii], c[jj])
 
-    def rows(self, rows: slice) -> Array:
+    def rows(self, rows: slice) -> FloatArray:
         """``|X[rows, None] - X[None]|`` of training rows against all, completed."""
         X, c = self.X, self.codes
         return self.abs_diff(X[rows][:, None, :], X[None], c[rows][:, None], c[None, :])
 
-    def queries(self, Q: Array) -> Array:
+    def queries(self, Q: FloatArray) -> FloatArray:
         """``|Q[:, None] - X[None]|`` for queries ``Q``, completed.
 
         Queries have no class: their unknowns use the pooled distribution.
@@ -279,7 +279,10 @@ class ExpectedDiff:
 
 
 def expected_diff(
-    X: Array, codes: NDArray[np.intp], n_classes: int | None = None, X_query: Array | None = None
+    X: FloatArray,
+    codes: NDArray[np.intp],
+    n_classes: int | None = None,
+    X_query: FloatArray | None = None,
 ) -> ExpectedDiff | None:
     """The :class:`ExpectedDiff` of ``X`` when ``X`` (or ``X_query``) has a NaN, else None."""
     features: NDArray[np.bool_] = np.asarray(np.isnan(X).any(axis=0))

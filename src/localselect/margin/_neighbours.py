@@ -35,6 +35,8 @@ from sklearn import get_config
 from sklearn.neighbors import NearestNeighbors
 
 from localselect._pairwise import DEFAULT_WORKING_MEMORY, row_chunks
+from localselect._parallel import local_threads
+from localselect._typing import FloatArray, IntArray
 
 __all__ = [
     "EXACT_MAX_SAMPLES",
@@ -54,8 +56,6 @@ __all__ = [
     "resolve_neighbours",
 ]
 
-Array = NDArray[np.float64]
-Codes = NDArray[np.intp]
 
 #: ``n_neighbors="auto"`` is exact up to this many samples (every data set of
 #: the IMMIGRATE paper's Tables 2 and 3 has at most 768).
@@ -82,19 +82,19 @@ class ClassNeighbours(NamedTuple):
 
     indices: NDArray[np.intp]
     """(N, C, k) row numbers into the training data; padding where ``distance`` is inf."""
-    distance: Array
+    distance: FloatArray
     """(N, C, k) Euclidean distances, increasing along the last axis; inf for padding."""
     class_sizes: NDArray[np.intp]
     """(C,) samples per class."""
 
 
-def _class_models(X: Array, codes: Codes, n_classes: int, n_jobs: int | None) -> list:
+def _class_models(X: FloatArray, codes: IntArray, n_classes: int, n_jobs: int | None) -> list:
     return [NearestNeighbors(n_jobs=n_jobs).fit(X[codes == c]) for c in range(n_classes)]
 
 
 def query_class_neighbours(
-    models: list, rows_of: list[NDArray[np.intp]], X_query: Array, k: int
-) -> tuple[NDArray[np.intp], Array]:
+    models: list, rows_of: list[NDArray[np.intp]], X_query: FloatArray, k: int
+) -> tuple[NDArray[np.intp], FloatArray]:
     """``k`` nearest training samples of each class for new queries.
 
     ``models[c]`` is a :class:`NearestNeighbors` fitted on the samples of class
@@ -109,14 +109,15 @@ def query_class_neighbours(
         kc = min(k, len(rows_of[c]))
         if kc == 0 or n_q == 0:
             continue
-        dist, local = model.kneighbors(X_query, kc)
+        with local_threads():  # threads here, never a Dask cluster's scatter
+            dist, local = model.kneighbors(X_query, kc)
         index[:, c, :kc] = rows_of[c][local]
         distance[:, c, :kc] = dist
     return index, distance
 
 
 def class_neighbours(
-    X: Array, codes: Codes, n_classes: int, k: int, *, n_jobs: int | None = None
+    X: FloatArray, codes: IntArray, n_classes: int, k: int, *, n_jobs: int | None = None
 ) -> tuple[ClassNeighbours, list]:
     """The ``k`` nearest samples of each class for every training sample, self excluded.
 
@@ -135,12 +136,14 @@ def class_neighbours(
         k_own = min(k, len(own) - 1)
         if k_own > 0:
             # kneighbors() without X leaves each training point out of its own list.
-            dist, local = model.kneighbors(None, k_own)
+            with local_threads():
+                dist, local = model.kneighbors(None, k_own)
             index[own, c, :k_own] = own[local]
             distance[own, c, :k_own] = dist
         k_other = min(k, len(own))
         if k_other > 0 and len(others):
-            dist, local = model.kneighbors(X[others], k_other)
+            with local_threads():
+                dist, local = model.kneighbors(X[others], k_other)
             index[others, c, :k_other] = own[local]
             distance[others, c, :k_other] = dist
     sizes = np.array([len(r) for r in rows_of], dtype=np.intp)
@@ -152,16 +155,16 @@ class HitMissLists(NamedTuple):
 
     hits: NDArray[np.intp]
     """(N, k_h) nearest hits; padding where ``hit_distance`` is inf."""
-    hit_distance: Array
+    hit_distance: FloatArray
     misses: NDArray[np.intp]
     """(N, k_m) nearest misses (all other classes pooled)."""
-    miss_distance: Array
+    miss_distance: FloatArray
     hits_dropped: NDArray[np.intp]
     """(N,) hits not kept."""
     misses_dropped: NDArray[np.intp]
 
 
-def hit_miss_lists(neighbours: ClassNeighbours, codes: Codes) -> HitMissLists:
+def hit_miss_lists(neighbours: ClassNeighbours, codes: IntArray) -> HitMissLists:
     """Hits and misses from the per-class lists.
 
     The ``k`` nearest misses over all other classes are among the ``k``
@@ -192,13 +195,13 @@ class Neighbours(NamedTuple):
     classes: ClassNeighbours
     models: list
     lists: HitMissLists
-    diffs: Array | None = None
+    diffs: FloatArray | None = None
     """(N, k_h + k_m, A) ``|x_n - x_j|`` for the kept hits then misses, when they fit
     scikit-learn's ``working_memory``; every pass (and every boosting round) reuses them."""
 
 
 def build_neighbours(
-    X: Array, codes: Codes, n_classes: int, k: int, *, n_jobs: int | None = None
+    X: FloatArray, codes: IntArray, n_classes: int, k: int, *, n_jobs: int | None = None
 ) -> Neighbours:
     """:func:`class_neighbours` and :func:`hit_miss_lists` of ``X`` in one record.
 
@@ -217,8 +220,8 @@ def build_neighbours(
 
 
 def resolve_neighbours(
-    X: Array,
-    codes: Codes,
+    X: FloatArray,
+    codes: IntArray,
     n_neighbors: int | str | None,
     *,
     budget: float,
@@ -242,7 +245,7 @@ def resolve_neighbours(
     return build_neighbours(X, codes, int(codes.max()) + 1, int(k), n_jobs=n_jobs)
 
 
-def _softmax_rows(logits: Array) -> tuple[Array, Array, Array]:
+def _softmax_rows(logits: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Softmax of each row (``-inf`` entries get 0), its log-normaliser and entropy."""
     lse = logsumexp(logits, axis=1)
     with np.errstate(invalid="ignore"):
@@ -254,7 +257,7 @@ def _softmax_rows(logits: Array) -> tuple[Array, Array, Array]:
     return p, lse, entropy
 
 
-def _gather_diffs(X: Array, rows: slice, cols: NDArray[np.intp]) -> Array:
+def _gather_diffs(X: FloatArray, rows: slice, cols: NDArray[np.intp]) -> FloatArray:
     """``|x_n - x_j|`` for the rows of a block and their listed neighbours: (r, K, A)."""
     F = X[cols]
     np.subtract(F, X[rows][:, None, :], out=F)
@@ -262,7 +265,7 @@ def _gather_diffs(X: Array, rows: slice, cols: NDArray[np.intp]) -> Array:
     return F
 
 
-def _quad(F: Array, W: Array) -> Array:
+def _quad(F: FloatArray, W: FloatArray) -> FloatArray:
     r, kk, a = F.shape
     flat = F.reshape(r * kk, a)
     return np.einsum("ij,ij->i", flat @ W, flat).reshape(r, kk)
@@ -271,19 +274,19 @@ def _quad(F: Array, W: Array) -> Array:
 class TruncatedStep(NamedTuple):
     """One pass with ``W`` fixed over the kept hits and misses (as ``ImmigrateStep``)."""
 
-    scatter: Array
+    scatter: FloatArray
     entropy: float
 
 
 def immigrate_step_truncated(
-    X: Array,
+    X: FloatArray,
     lists: HitMissLists,
-    W: Array,
+    W: FloatArray,
     sigma: float,
-    sample_weight: Array,
+    sample_weight: FloatArray,
     *,
     block_memory: float | None = None,
-    diffs: Array | None = None,
+    diffs: FloatArray | None = None,
 ) -> TruncatedStep:
     """Eq. (3.6) and Sigma of Theorem 3.1 over each sample's kept hits and misses.
 
@@ -315,20 +318,20 @@ def immigrate_step_truncated(
 class TruncatedVectorStep(NamedTuple):
     """One pass with the feature weights fixed, over the kept hits and misses."""
 
-    z: Array
+    z: FloatArray
     entropy: float
 
 
 def margin_vector_step_truncated(
-    X: Array,
+    X: FloatArray,
     lists: HitMissLists,
-    w: Array,
+    w: FloatArray,
     sigma: float,
-    sample_weight: Array,
+    sample_weight: FloatArray,
     *,
     outlier: bool = False,
     block_memory: float | None = None,
-    diffs: Array | None = None,
+    diffs: FloatArray | None = None,
 ) -> TruncatedVectorStep:
     """IM4E / I-RELIEF margin vector over each sample's kept hits and misses.
 
@@ -359,13 +362,13 @@ def margin_vector_step_truncated(
 
 
 def dropped_weight_bound(
-    X: Array,
+    X: FloatArray,
     lists: HitMissLists,
-    W: Array,
+    W: FloatArray,
     sigma: float,
     *,
     block_memory: float | None = None,
-) -> Array:
+) -> FloatArray:
     """Per-sample bound on the exact softmax mass the truncation drops (module docstring).
 
     Returns
@@ -395,15 +398,15 @@ def dropped_weight_bound(
 
 
 def expected_distances_truncated(
-    X_query: Array,
-    X_train: Array,
+    X_query: FloatArray,
+    X_train: FloatArray,
     index: NDArray[np.intp],
-    distance: Array,
-    W: Array,
+    distance: FloatArray,
+    W: FloatArray,
     sigma: float,
     *,
     block_memory: float | None = None,
-) -> Array:
+) -> FloatArray:
     """Eq. (3.18) over each query's ``k`` nearest samples of every class.
 
     ``index``/``distance`` (n_query, C, k) come from :func:`query_class_neighbours`

@@ -23,22 +23,23 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
 
 from localselect._pairwise import hit_miss_masks, row_chunks
+from localselect._typing import FloatArray, IntArray
 from localselect.margin import _relieff_numba
-from localselect.margin._kernels import Array, Codes, VectorResult, map_blocks
+from localselect.margin._kernels import VectorResult, map_blocks
 from localselect.margin._missing import ExpectedDiff, expected_diff
 
 __all__ = ["relief", "relieff", "simba"]
 
 
-def _masked_argmin(dist: Array, mask: NDArray[np.bool_]) -> NDArray[np.intp]:
+def _masked_argmin(dist: FloatArray, mask: NDArray[np.bool_]) -> NDArray[np.intp]:
     """Column of the smallest ``dist`` among ``mask`` per row; ties to the lowest index."""
     return np.argmin(np.where(mask, dist, np.inf), axis=1)
 
 
 def _nearest_hit_miss(
-    X: Array,
-    codes: Codes,
-    scale: Array,
+    X: FloatArray,
+    codes: IntArray,
+    scale: FloatArray,
     block_memory: float | None,
     missing: ExpectedDiff | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -59,8 +60,11 @@ def _nearest_hit_miss(
 
 
 def relief(
-    X: Array, codes: Codes, sample_indices: NDArray[np.intp], block_memory: float | None = None
-) -> Array:
+    X: FloatArray,
+    codes: IntArray,
+    sample_indices: NDArray[np.intp],
+    block_memory: float | None = None,
+) -> FloatArray:
     """Relief weights, Algorithm 1 of the IMMIGRATE paper (Kira and Rendell 1992).
 
     For each chosen sample: nearest hit and miss by Euclidean distance (ties to
@@ -75,21 +79,21 @@ def relief(
 
 
 def _pair_diffs(
-    X: Array, ii: NDArray[np.intp], jj: NDArray[np.intp], missing: ExpectedDiff | None
-) -> Array:
+    X: FloatArray, ii: NDArray[np.intp], jj: NDArray[np.intp], missing: ExpectedDiff | None
+) -> FloatArray:
     """``|X[ii] - X[jj]|`` row by row, completed when there are missing values."""
     return np.abs(X[ii] - X[jj]) if missing is None else missing.pairs(ii, jj)
 
 
 def relieff(
-    X: Array,
-    codes: Codes,
+    X: FloatArray,
+    codes: IntArray,
     n_neighbors: int,
     *,
     block_memory: float | None = None,
     n_jobs: int | None = None,
     engine: str = "auto",
-) -> Array:
+) -> FloatArray:
     """ReliefF scores (Kononenko 1994; Robnik-Sikonja and Kononenko 2003).
 
     Features are scaled to [0, 1] by their range (a constant feature gets
@@ -107,6 +111,26 @@ def relieff(
     ``fast`` extra; threads: ``n_jobs``, or every usable core for None), else
     this numpy code; ``"numpy"`` and ``"numba"`` force one. Both find the same
     neighbours and agree to rounding.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data; NaN marks a missing value (numpy engine only).
+    codes : ndarray of shape (n_samples,)
+        Class codes ``0 .. C-1``.
+    n_neighbors : int
+        ``k``: hits, and misses of each other class, per sample (capped per class).
+    block_memory : float, default=None
+        MiB per block of pairwise work; None uses scikit-learn's ``working_memory``.
+    n_jobs : int, default=None
+        Parallel jobs (threads of the compiled kernel, blocks of the numpy one).
+    engine : {"auto", "numpy", "numba"}, default="auto"
+        Which implementation runs (see above).
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        The ReliefF weight of each feature, in [-1, 1].
     """
     if engine not in ("auto", "numpy", "numba"):
         raise ValueError(f"engine must be 'auto', 'numpy' or 'numba'; got {engine!r}.")
@@ -137,7 +161,7 @@ def relieff(
     if missing is None and n * n * 8 <= (get_config().get("working_memory") or 1024) * 2**20:
         full = squareform(pdist(Xs, metric="cityblock"))
 
-    def block(rows: slice) -> Array:
+    def block(rows: slice) -> FloatArray:
         if full is not None:
             dist = full[rows].copy()
         elif missing is None:
@@ -180,8 +204,8 @@ def relieff(
 
 
 def simba(
-    X: Array,
-    codes: Codes,
+    X: FloatArray,
+    codes: IntArray,
     *,
     max_iter: int = 20,
     tol: float = 1e-3,

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import logging
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from localselect._compat import Interval, RealNotInt, fit_context
+from localselect._compat import Interval, RealNotInt
+from localselect._docstrings import fill_doc
 from localselect.margin import _nn_kernels
 from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["Relief", "ReliefF"]
 
-logger = logging.getLogger(__name__)
 
-
+@fill_doc
 class Relief(_FeatureWeightSelector):
     """Relief feature weights from the nearest hit and nearest miss.
 
@@ -29,10 +28,8 @@ class Relief(_FeatureWeightSelector):
 
     Parameters
     ----------
-    n_features_to_select : int or None, default=10
-        Number of features kept by ``transform`` (the highest weights); ``None``
-        keeps every feature with a positive weight. Capped at the number of
-        features.
+    n_features_to_select : int, float or None, default=10
+        %(n_features_to_select)s
     max_samples : int, float or None, default=None
         Number ``M`` of reference samples: ``None`` uses every training sample
         (deterministic, as scikit-rebate does), an int that many samples drawn
@@ -46,17 +43,11 @@ class Relief(_FeatureWeightSelector):
     ----------
     feature_importances_ : ndarray of shape (n_features_in_,)
         Relief weight of each feature (the ``w`` of Algorithm 1).
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
-    ReliefF : k nearest hits and misses, range-normalised differences.
+    ReliefF : The k nearest hits and misses, range-normalised differences.
     Simba : Relief with neighbours recomputed under the learned weights.
 
     Notes
@@ -81,24 +72,21 @@ class Relief(_FeatureWeightSelector):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from localselect import Relief
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 20)
-    >>> X = np.column_stack([y + 0.1 * rng.normal(size=40), rng.normal(size=40)])
-    >>> Relief(n_features_to_select=1).fit(X, y).get_support(indices=True)
-    array([0])
+    >>> from localselect.datasets import make_lfs_synthetic
+    >>> X, y, relevant = make_lfs_synthetic(100, 3, random_state=0)  # features 0 and 1
+    >>> Relief(n_features_to_select=2).fit(X, y).get_support(indices=True)
+    array([0, 1])
     """
 
     _parameter_constraints = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
+        **_FeatureWeightSelector._parameter_constraints,
         "max_samples": [
             Interval(Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
             None,
         ],
         "random_state": ["random_state"],
-        "verbose": ["verbose"],
     }
 
     def __init__(self, n_features_to_select=10, *, max_samples=None, random_state=None, verbose=0):
@@ -107,23 +95,7 @@ class Relief(_FeatureWeightSelector):
         self.random_state = random_state
         self.verbose = verbose
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Compute the Relief weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels; every class needs at least 2 samples.
-
-        Returns
-        -------
-        self : Relief
-            The fitted selector.
-        """
-        X, codes = self._prepare_fit(X, y)
+    def _fit_weights(self, X, codes, log):
         n = X.shape[0]
         if self.max_samples is None:
             ref = np.arange(n)
@@ -134,11 +106,11 @@ class Relief(_FeatureWeightSelector):
                 raise ValueError(f"max_samples={m} exceeds the {n} training samples.")
             rng = check_random_state(self.random_state)
             ref = np.sort(rng.choice(n, size=m, replace=False))
-        logger.info("Relief: %d reference samples, %d features", len(ref), X.shape[1])
-        self.feature_importances_ = _nn_kernels.relief(X, codes, ref)
-        return self
+        log(1, "Relief: %d reference samples, %d features", len(ref), X.shape[1])
+        return _nn_kernels.relief(X, codes, ref)
 
 
+@fill_doc
 class ReliefF(_FeatureWeightSelector):
     """ReliefF feature weights from k nearest hits and misses of each class.
 
@@ -149,9 +121,8 @@ class ReliefF(_FeatureWeightSelector):
     n_neighbors : int, default=10
         Nearest hits, and nearest misses of each other class, per sample.
         Capped per class at the available samples.
-    n_features_to_select : int or None, default=10
-        Number of features kept by ``transform``; ``None`` keeps every feature
-        with a positive weight. Capped at the number of features.
+    n_features_to_select : int, float or None, default=10
+        %(n_features_to_select)s
     n_jobs : int, default=None
         Threads. With numba installed (``pip install 'localselect[fast]'``) the
         compiled kernel runs on ``n_jobs`` threads, and when None on every
@@ -168,13 +139,7 @@ class ReliefF(_FeatureWeightSelector):
         ReliefF weight of each feature, in [-1, 1].
     n_neighbors_ : int
         Neighbours used: ``min(n_neighbors, n_samples - 1)``.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -224,22 +189,20 @@ class ReliefF(_FeatureWeightSelector):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from localselect import ReliefF
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 30)
-    >>> X = np.column_stack([rng.normal(size=60), y + 0.3 * rng.normal(size=60),
-    ...                      rng.normal(size=(60, 3))])
-    >>> ReliefF(n_neighbors=5, n_features_to_select=1).fit(X, y).get_support(indices=True)
-    array([1])
+    >>> from localselect.datasets import make_lfs_synthetic
+    >>> X, y, relevant = make_lfs_synthetic(100, 3, random_state=0)  # features 0 and 1
+    >>> selector = ReliefF(n_neighbors=5, n_features_to_select=0.4).fit(X, y)
+    >>> selector.get_support(indices=True), selector.n_neighbors_
+    (array([0, 1]), 5)
     """
 
     _parameter_constraints = {
+        **_FeatureWeightSelector._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
     }
+    _min_class_size = 1  # a one-sample class adds no hit term
 
     def __init__(self, n_neighbors=10, *, n_features_to_select=10, n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
@@ -247,26 +210,7 @@ class ReliefF(_FeatureWeightSelector):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Compute the ReliefF weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels (at least 2 classes).
-
-        Returns
-        -------
-        self : ReliefF
-            The fitted selector.
-        """
-        X, codes = self._prepare_fit(X, y, need_hits=False)
+    def _fit_weights(self, X, codes, log):
         self.n_neighbors_ = min(self.n_neighbors, X.shape[0] - 1)
-        logger.info("ReliefF: %d samples, %d features, k=%d", *X.shape, self.n_neighbors_)
-        self.feature_importances_ = _nn_kernels.relieff(
-            X, codes, self.n_neighbors_, n_jobs=self.n_jobs
-        )
-        return self
+        log(1, "ReliefF: %d samples, %d features, k=%d", *X.shape, self.n_neighbors_)
+        return _nn_kernels.relieff(X, codes, self.n_neighbors_, n_jobs=self.n_jobs)

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import logging
-from numbers import Integral, Real
-
-from localselect._compat import Interval, fit_context
-from localselect._progress import progress_task
+from localselect._docstrings import fill_doc
 from localselect.margin import _nn_kernels
-from localselect.margin._common import _FeatureWeightSelector
+from localselect.margin._common import (
+    ITERATION_CONSTRAINTS,
+    _FeatureWeightSelector,
+    iterations,
+)
 
 __all__ = ["Simba"]
 
-logger = logging.getLogger(__name__)
 
-
+@fill_doc
 class Simba(_FeatureWeightSelector):
     """Simba feature weights: gradient ascent on the hypothesis margin.
 
@@ -26,9 +25,8 @@ class Simba(_FeatureWeightSelector):
 
     Parameters
     ----------
-    n_features_to_select : int or None, default=10
-        Features kept by ``transform``; ``None`` keeps every feature with a
-        positive weight.
+    n_features_to_select : int, float or None, default=10
+        %(n_features_to_select)s
     max_iter : int, default=20
         Maximum number of passes (gradient steps over all samples).
     tol : float, default=1e-3
@@ -46,13 +44,7 @@ class Simba(_FeatureWeightSelector):
         Max-norm change of ``w`` after each pass.
     n_iter_ : int
         Passes run.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(fitted_classes_attributes)s
 
     See Also
     --------
@@ -84,21 +76,16 @@ class Simba(_FeatureWeightSelector):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from localselect import Simba
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 30)
-    >>> X = np.column_stack([y + 0.3 * rng.normal(size=60), rng.normal(size=(60, 3))])
-    >>> Simba(n_features_to_select=1).fit(X, y).get_support(indices=True)
-    array([0])
+    >>> from localselect.datasets import make_lfs_synthetic
+    >>> X, y, relevant = make_lfs_synthetic(100, 3, random_state=0)  # features 0 and 1
+    >>> Simba(n_features_to_select=None).fit(X, y).feature_importances_.round(2)
+    array([0.77, 1.  , 0.  , 0.  , 0.  ])
     """
 
     _parameter_constraints = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "verbose": ["verbose"],
-        "callback": [callable, None],
+        **_FeatureWeightSelector._parameter_constraints,
+        **ITERATION_CONSTRAINTS,
     }
 
     def __init__(
@@ -110,41 +97,9 @@ class Simba(_FeatureWeightSelector):
         self.verbose = verbose
         self.callback = callback
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the feature weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels; at least 2 classes, each with at least 2 samples.
-
-        Returns
-        -------
-        self : Simba
-            The fitted selector.
-        """
-        X, codes = self._prepare_fit(X, y)
-        logger.info("Simba: %d samples, %d features", *X.shape)
-        with progress_task(
-            self.max_iter,
-            "Simba iterations",
-            verbose=self.verbose,
-            logger=logger,
-            unit="iterations",
-        ) as task:
-
-            def callback(iteration, change):
-                task.advance()
-                if self.callback is not None:
-                    self.callback(iteration, change)
-
-            res = _nn_kernels.simba(
+    def _fit_weights(self, X, codes, log):
+        log(1, "Simba: %d samples, %d features", *X.shape)
+        with iterations(self, "Simba", log) as callback:
+            return _nn_kernels.simba(
                 X, codes, max_iter=self.max_iter, tol=self.tol, callback=callback
             )
-        self.feature_importances_ = res.weights
-        self.cost_ = res.cost
-        self.n_iter_ = res.n_iter
-        return self

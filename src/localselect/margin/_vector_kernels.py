@@ -9,7 +9,6 @@ vector (:func:`margin_vector_step`). Notation and blocking as in
 
 from __future__ import annotations
 
-import logging
 import warnings
 from collections.abc import Callable
 from typing import NamedTuple
@@ -18,9 +17,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from localselect._pairwise import PairDiffs
+from localselect._typing import FloatArray, IntArray
 from localselect.margin._kernels import (
-    Array,
-    Codes,
     DegenerateMarginWarning,
     VectorResult,
     map_blocks,
@@ -32,24 +30,22 @@ from localselect.margin._neighbours import Neighbours, margin_vector_step_trunca
 
 __all__ = ["MarginVectorStep", "im4e", "irelief", "margin_vector_step"]
 
-logger = logging.getLogger(__name__)
-
 
 class MarginVectorStep(NamedTuple):
     """One pass with the feature weights fixed (IM4E / I-RELIEF)."""
 
-    z: Array
+    z: FloatArray
     """sum_n s_n (sum_M beta |d| - sum_H alpha |d|), shape (A,)."""
     entropy: float
     """sum_n s_n (E_miss - E_hit)."""
 
 
 def margin_vector_step(
-    X: Array,
-    codes: Codes,
-    w: Array,
+    X: FloatArray,
+    codes: IntArray,
+    w: FloatArray,
     sigma: float,
-    sample_weight: Array,
+    sample_weight: FloatArray,
     *,
     outlier: bool = False,
     pairs: PairDiffs | None = None,
@@ -72,13 +68,13 @@ def margin_vector_step(
     blocks = range(len(pairs))
 
     # einsum, not BLAS gemv: single-threaded and faster for these thin blocks
-    def dist(k: int) -> Array:
+    def dist(k: int) -> FloatArray:
         return np.einsum("ij,j->i", pairs.diffs(k), w)
 
     C = pair_matrix(pairs, map_blocks(dist, blocks, n_jobs), n)
     entropy = softmax_coefficients(C, codes, sigma, sample_weight, hit_sign=-1.0, outlier=outlier)
 
-    def part(k: int) -> Array:
+    def part(k: int) -> FloatArray:
         ii, jj = pairs.blocks[k]
         return np.einsum("i,ij->j", C[ii, jj] + C[jj, ii], pairs.diffs(k))
 
@@ -88,7 +84,7 @@ def margin_vector_step(
     return MarginVectorStep(z, entropy)
 
 
-def _positive_part_normalised(z: Array, ord: int = 2) -> Array | None:
+def _positive_part_normalised(z: FloatArray, ord: int = 2) -> FloatArray | None:
     zp = np.maximum(z, 0.0)
     norm = np.linalg.norm(zp, ord=ord)
     return zp / norm if norm > 0 else None
@@ -104,12 +100,12 @@ def _degenerate_warning(method: str) -> None:
 
 
 def im4e(
-    X: Array,
-    codes: Codes,
+    X: FloatArray,
+    codes: IntArray,
     sigma: float,
     *,
-    w0: Array | None = None,
-    sample_weight: Array | None = None,
+    w0: FloatArray | None = None,
+    sample_weight: FloatArray | None = None,
     max_iter: int = 10,
     tol: float = 1e-4,
     block_memory: float | None = None,
@@ -161,7 +157,6 @@ def im4e(
             break
         w = w_new
         costs.append(float(-w @ step.z + sigma * step.entropy))
-        logger.debug("IM4E iteration %d: cost %.10g", it, costs[-1])
         if callback is not None:
             callback(it, costs[-1])
         if len(costs) > 1 and abs(costs[-1] - costs[-2]) <= tol * max(abs(costs[-2]), 1e-300):
@@ -177,8 +172,8 @@ def im4e(
 
 
 def irelief(
-    X: Array,
-    codes: Codes,
+    X: FloatArray,
+    codes: IntArray,
     sigma: float,
     *,
     max_iter: int = 20,
@@ -232,7 +227,6 @@ def irelief(
         change = float(np.linalg.norm(w_new - w))
         w = w_new
         changes.append(change)
-        logger.debug("I-RELIEF iteration %d: |dw| %.3g", it, change)
         if callback is not None:
             callback(it, change)
         if change < tol:

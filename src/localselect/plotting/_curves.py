@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from localselect._docstrings import fill_doc
 from localselect.plotting._axes import new_axes
 
 __all__ = ["plot_cardinality_vs_alpha", "plot_error_vs_alpha"]
@@ -71,6 +72,7 @@ def _plot(alpha, values, std, by, column, ylabel, title, ax, published):
     return fig
 
 
+@fill_doc
 def plot_error_vs_alpha(
     alpha: Any,
     error: Any = None,
@@ -97,14 +99,7 @@ def plot_error_vs_alpha(
         The DataFrame's grouping column, or one label per curve for arrays.
     published : float, default=None
         A published reference level, drawn as a dashed line.
-    ax : matplotlib Axes, default=None
-        Axes to draw into; a new figure otherwise.
-    title : str, default=None
-        Axes title.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
+    %(plot_ax_title_returns)s
 
     Examples
     --------
@@ -118,6 +113,7 @@ def plot_error_vs_alpha(
     )
 
 
+@fill_doc
 def plot_cardinality_vs_alpha(
     alpha: Any,
     cardinality: Any = None,
@@ -141,14 +137,7 @@ def plot_cardinality_vs_alpha(
         Standard deviation, drawn as a band.
     by : str or list of str, default=None
         The DataFrame's grouping column, or one label per curve for arrays.
-    ax : matplotlib Axes, default=None
-        Axes to draw into; a new figure otherwise.
-    title : str, default=None
-        Axes title.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
+    %(plot_ax_title_returns)s
     """
     return _plot(
         alpha,

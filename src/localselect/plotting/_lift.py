@@ -39,6 +39,8 @@ def plot_lift_table(table, ax=None, *, title: str | None = None, cmap: str = "Rd
     Returns
     -------
     fig : matplotlib.figure.Figure
+        The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
+        pyplot-free ``Figure`` (save it with ``fig.savefig``).
 
     Examples
     --------

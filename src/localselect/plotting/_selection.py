@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from localselect._docstrings import fill_doc
 from localselect.plotting._axes import feature_names_for, is_local, local_masks, new_axes
 
 __all__ = ["plot_selection_frequency"]
@@ -43,6 +44,7 @@ def _drawable(values: np.ndarray) -> tuple[np.ndarray, list[str]]:
     return heights, labels
 
 
+@fill_doc
 def plot_selection_frequency(
     source: Any,
     *,
@@ -76,6 +78,12 @@ def plot_selection_frequency(
     title : str, default=None
         Axes title.
 
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
+        pyplot-free ``Figure`` (save it with ``fig.savefig``).
+
     Notes
     -----
     Infinite values (a Fisher score of ``inf`` for a feature that separates
@@ -83,10 +91,6 @@ def plot_selection_frequency(
     above the largest finite value (1 when none is finite), labelled
     ``inf``; ``-inf`` likewise below the smallest. NaN is drawn as an empty
     slot labelled ``nan``.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
 
     Examples
     --------

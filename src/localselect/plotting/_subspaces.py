@@ -6,11 +6,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from localselect._docstrings import fill_doc
 from localselect.plotting._axes import feature_names_for, is_local, local_masks, new_axes
 
 __all__ = ["RecoveryScores", "plot_feature_recovery", "plot_local_subspaces", "subspace_recovery"]
 
 
+@fill_doc
 def plot_local_subspaces(
     source: Any,
     X: Any = None,
@@ -39,14 +41,7 @@ def plot_local_subspaces(
         A label per row of the mask (for example its class), shown on the y axis.
     feature_names : sequence of str, default=None
         Column labels; default ``feature_names_in_`` or ``x1 .. xM``.
-    ax : matplotlib Axes, default=None
-        Axes to draw into; a new figure otherwise.
-    title : str, default=None
-        Axes title.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
+    %(plot_ax_title_returns)s
 
     Examples
     --------
@@ -154,6 +149,8 @@ def plot_feature_recovery(
     Returns
     -------
     fig : matplotlib.figure.Figure
+        The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
+        pyplot-free ``Figure`` (save it with ``fig.savefig``).
     """
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch

@@ -6,11 +6,13 @@ from typing import Any
 
 import numpy as np
 
+from localselect._docstrings import fill_doc
 from localselect.plotting._axes import feature_names_for, new_axes
 
 __all__ = ["plot_weight_matrix"]
 
 
+@fill_doc
 def plot_weight_matrix(
     source: Any,
     *,
@@ -37,14 +39,7 @@ def plot_weight_matrix(
         Write the values in the cells; default when at most 12 features show.
     cmap : str, default="viridis"
         Matplotlib colour map.
-    ax : matplotlib Axes, default=None
-        Axes to draw into; a new figure otherwise.
-    title : str, default=None
-        Axes title.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
+    %(plot_ax_title_returns)s
 
     Examples
     --------

@@ -1,5 +1,6 @@
-"""Utilities: estimator discovery and the public local-selector checks."""
+"""Utilities: estimator discovery, the registry of fast settings, the local-selector checks."""
 
+from localselect.utils._registry import FAST_PARAMS, fast_estimators, fast_params
 from localselect.utils.discovery import all_estimators
 
-__all__ = ["all_estimators"]
+__all__ = ["FAST_PARAMS", "all_estimators", "fast_estimators", "fast_params"]

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from localselect.bench._mrmr import MRMR, discretize_three_states, mrmr_order
+from localselect.filters import MRMR
+from localselect.filters._mrmr import discretize_three_states, mrmr_order
 
 
 def reference_mi(a, b):

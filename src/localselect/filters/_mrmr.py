@@ -4,7 +4,8 @@ Why our own: the LFS paper's mRMR column (Armanfard et al. 2016, Table 1) is
 Peng's mutual-information mRMR; the PyPI package ``mrmr-selection`` scores
 relevance by an F-statistic and redundancy by Pearson correlation (its "FCQ"
 variant), which is a different method, and pulls in polars and
-category-encoders. This is the short MID version, used by the benchmarks only.
+category-encoders. This is the short MID version: the mRMR column of the LFS
+benchmarks, and a global filter in its own right.
 
 Algorithm (Peng et al. 2005, eq. (6) and (7), "MID"): discretise each feature
 into three states at ``mean -+ scale * std`` (their setting for continuous
@@ -19,17 +20,22 @@ selected feature against all others), O(N M k) in total, memory O(N M).
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from localselect._compat import Interval, fit_context
-from localselect.base import GlobalRelevanceMixin
+from localselect._compat import Interval
+from localselect._docstrings import fill_doc
+from localselect.base import (
+    N_FEATURES_CONSTRAINT,
+    GlobalRelevanceMixin,
+    LabelledFitMixin,
+    resolve_n_features,
+)
 
 __all__ = ["MRMR", "discretize_three_states", "mrmr_order"]
 
@@ -96,24 +102,26 @@ def mrmr_order(
     return np.asarray(order, dtype=np.int64)
 
 
-class MRMR(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
-    """mRMR feature selection (MID criterion) on three-state discretised features.
+@fill_doc
+class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
+    """Minimum-redundancy maximum-relevance (mRMR) selection on three-state features.
+
+    The MID criterion of Peng, Long and Ding on features discretised into
+    three states.
 
     Parameters
     ----------
-    n_features_to_select : int, default=10
-        Number of features to keep.
+    n_features_to_select : int or float, default=10
+        Number of features to keep (an int, capped at the number of
+        features), or a fraction of the features (a float in (0, 1]).
     scale : float, default=1.0
         Discretisation thresholds at ``mean -+ scale * std`` per feature.
 
     Attributes
     ----------
-    ranking_ : ndarray of shape (n_features_to_select,)
+    ranking_ : ndarray of shape (n_selected,)
         Selected feature indices in the order mRMR added them.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen in ``fit`` (only when ``X`` has string column names).
+    %(fitted_classes_attributes)s
 
     References
     ----------
@@ -124,7 +132,7 @@ class MRMR(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from localselect.bench._mrmr import MRMR
+    >>> from localselect.filters import MRMR
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, 200)
     >>> X = np.c_[rng.normal(size=200), y + 0.3 * rng.normal(size=200), rng.normal(size=200)]
@@ -133,7 +141,8 @@ class MRMR(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left")],
+        # a count or a fraction: mRMR has no score that None could threshold
+        "n_features_to_select": N_FEATURES_CONSTRAINT[:2],
         "scale": [Interval(Real, 0, None, closed="neither")],
     }
 
@@ -141,25 +150,9 @@ class MRMR(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
         self.n_features_to_select = n_features_to_select
         self.scale = scale
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Rank the features by mRMR.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels.
-
-        Returns
-        -------
-        self : MRMR
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        states = discretize_three_states(X, self.scale)
-        self.ranking_ = mrmr_order(states, y, self.n_features_to_select)
+    def _fit(self, X, codes, log):
+        k = resolve_n_features(self.n_features_to_select, X.shape[1])
+        self.ranking_ = mrmr_order(discretize_three_states(X, self.scale), codes, k)
         return self
 
     def _get_support_mask(self):
@@ -167,3 +160,8 @@ class MRMR(GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
         mask = np.zeros(self.n_features_in_, dtype=bool)
         mask[self.ranking_] = True
         return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

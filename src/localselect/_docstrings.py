@@ -1,0 +1,63 @@
+"""Docstring sections that many estimators share, written once.
+
+A docstring line holding only ``%(name)s`` is replaced by the block
+``DOCS[name]``, indented like that line (the scheme of MNE-Python's
+``fill_doc`` and SciPy's ``doccer``), so ``help()``, numpydoc and the docs
+show the full text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+__all__ = ["DOCS", "fill_doc"]
+
+T = TypeVar("T")
+
+_FITTED_INPUT = """\
+n_features_in_ : int
+    Number of features seen during ``fit``.
+feature_names_in_ : ndarray of shape (n_features_in_,)
+    Names of features seen during ``fit``, when ``X`` has string column
+    names."""
+
+DOCS: dict[str, str] = {
+    "fitted_input_attributes": _FITTED_INPUT,
+    "fitted_classes_attributes": "classes_ : ndarray of shape (n_classes,)\n"
+    "    Class labels seen in ``fit``.\n" + _FITTED_INPUT,
+    "query_parameters": """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Query samples.""",
+    "n_features_to_select": """\
+Features kept by ``transform``: that many of the highest weights (an
+int), that fraction of the features (a float in (0, 1]), or (None)
+every feature with a positive weight. Ties go to the lower index.""",
+    "plot_ax_title_returns": """\
+ax : matplotlib Axes, default=None
+    Axes to draw into; a new figure otherwise.
+title : str, default=None
+    Axes title.
+
+Returns
+-------
+fig : matplotlib.figure.Figure
+    The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
+    pyplot-free ``Figure`` (save it with ``fig.savefig``).""",
+}
+
+_PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.M)
+
+
+def fill_doc(obj: T) -> T:
+    """Fill the ``%(name)s`` lines of ``obj.__doc__`` from :data:`DOCS`; returns ``obj``."""
+
+    def block(match: re.Match) -> str:
+        indent, name = match.groups()
+        return "\n".join(indent + line if line else line for line in DOCS[name].splitlines())
+
+    if obj.__doc__:
+        obj.__doc__ = _PLACEHOLDER.sub(block, obj.__doc__)
+    return obj

@@ -1,0 +1,150 @@
+"""The import graph of localselect is one-way: cli -> bench -> methods -> base/_pairwise/_compat.
+
+Read from the source with ``ast`` (every import, lazy ones inside functions
+too), so a new upward or private import fails here rather than in a review.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+import localselect
+
+ROOT = Path(localselect.__file__).parent
+
+#: Layer of each top-level unit; an import may only go to a lower layer (or stay
+#: inside its own unit). ``localselect`` is the package ``__init__`` (re-exports).
+LAYERS = {
+    "_compat": 0,
+    "_pairwise": 0,
+    "_progress": 0,
+    "_typing": 0,
+    "_docstrings": 0,
+    "_dask": 0,
+    "_parallel": 1,
+    "base": 1,
+    "datasets": 2,
+    "filters": 2,
+    "gp": 2,
+    "lfs": 2,
+    "lift": 2,
+    "margin": 2,
+    "plotting": 2,
+    "localselect": 3,
+    "utils": 4,
+    "bench": 5,
+    "cli": 6,
+    "__main__": 7,
+}
+
+#: Shared private infrastructure any layer above may use.
+SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_parallel", "_progress", "_typing"}
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "localselect"
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def import_edges() -> dict[str, set[str]]:
+    """Module -> the localselect modules it imports (the longest existing prefix)."""
+    modules = _modules()
+    edges: dict[str, set[str]] = defaultdict(set)
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                # `from pkg import submodule` imports the submodule, not the package
+                subs = [f"{source}.{a.name}" for a in node.names]
+                targets = [t for t in subs if t in modules] or [source]
+            else:
+                continue
+            for target in targets:
+                parts = target.split(".")
+                while parts and ".".join(parts) not in modules:
+                    parts.pop()
+                if parts and ".".join(parts) != name:
+                    edges[name].add(".".join(parts))
+    return edges
+
+
+def unit_graph() -> dict[str, set[str]]:
+    """Edges between top-level units (packages and top-level modules)."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for source, targets in import_edges().items():
+        for target in targets:
+            if _unit(source) != _unit(target):
+                graph[_unit(source)].add(_unit(target))
+    return graph
+
+
+def test_every_unit_has_a_layer():
+    assert {_unit(m) for m in _modules()} <= set(LAYERS)
+
+
+def test_imports_only_go_down():
+    upward = [
+        f"{source} -> {target}"
+        for source, targets in unit_graph().items()
+        for target in targets
+        if LAYERS[target] >= LAYERS[source]
+    ]
+    assert not upward, f"imports that do not go down a layer: {upward}"
+
+
+def test_no_import_cycle_between_modules():
+    edges = import_edges()
+    # package __init__ files re-export their submodules; an edge into one is not a cycle
+    graph = {
+        m: {t for t in ts if not (t.startswith(m + ".") or m.startswith(t + "."))}
+        for m, ts in edges.items()
+    }
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt] if nxt in path else [node, nxt]
+            if nxt not in state and (cycle := visit(nxt, [*path, nxt])):
+                return cycle
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (cycle := visit(start, [start])):
+            pytest.fail(f"import cycle: {' -> '.join(cycle)}")
+
+
+@pytest.mark.parametrize("unit", ["bench", "cli", "utils"])
+def test_front_ends_use_only_public_api(unit):
+    private = sorted(
+        f"{source} -> {target}"
+        for source, targets in import_edges().items()
+        if _unit(source) == unit
+        for target in targets
+        if _unit(target) not in (unit, *SHARED_PRIVATE)
+        and any(part.startswith("_") for part in target.split(".")[1:])
+    )
+    assert not private, f"{unit} imports private modules of other packages: {private}"
