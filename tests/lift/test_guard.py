@@ -120,3 +120,14 @@ def test_progress_is_reported_and_does_not_change_results(resolution):
     total = 6 if resolution == "profiles" else count_subsets(6, 6)
     assert task.total == total
     assert task.done == total
+
+
+def test_too_many_subsets_is_refused_before_discretizing():
+    class Exploding:
+        def fit_transform(self, X):
+            raise AssertionError("the discretizer must not run")
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 40)), rng.integers(0, 2, size=20)
+    with pytest.raises(ValueError, match="max_features"):
+        LiftFeatureSelector(discretizer=Exploding()).fit(X, y)

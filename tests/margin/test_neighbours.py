@@ -349,3 +349,21 @@ def test_simba_reports_its_iterations():
         model.feature_importances_,
         _fit(Simba(n_features_to_select=2, max_iter=5), X, codes).feature_importances_,
     )
+
+
+def test_missing_values_run_exact_and_nan_queries_fall_back(monkeypatch):
+    import localselect
+
+    monkeypatch.setattr(_neighbours, "EXACT_MAX_SAMPLES", 20)
+    X, codes, _, _ = _problem(n=60, a=3, n_classes=2, seed=9)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    for name in ("Immigrate", "IM4E", "IRelief"):
+        assert _fit(getattr(localselect, name)(), Xn, codes).n_neighbors_ is None
+    model = _fit(Immigrate(), X, codes)
+    assert model.n_neighbors_ == 100
+    query = X[:4].copy()
+    query[0, 2] = np.nan
+    s = model.expected_distances(query)
+    assert np.isfinite(s).all()
+    np.testing.assert_allclose(s[1:], model.expected_distances(X[1:4]))

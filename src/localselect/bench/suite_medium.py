@@ -315,9 +315,9 @@ def _records_for(
         recs.append({**base, "metric": "features selected", "value": result["n_selected"]})
     if result.get("n_neighbors_") is not None:
         recs.append({**base, "metric": "n_neighbors_", "value": result["n_neighbors_"]})
-        recs.append(
-            {**base, "metric": "dropped weight bound", "value": result["dropped_weight_bound_"]}
-        )
+        if result.get("dropped_weight_bound_") is not None:
+            bound = result["dropped_weight_bound_"]
+            recs.append({**base, "metric": "dropped weight bound", "value": bound})
     if result.get("true_dropped") is not None:
         recs.append({**base, "metric": "true dropped weight", "value": result["true_dropped"]})
     return recs

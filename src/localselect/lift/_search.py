@@ -94,9 +94,19 @@ class SearchResult(NamedTuple):
     n_frequent: int = -1
 
 
-def count_subsets(n_features: int, max_size: int) -> int:
-    """Number of non-empty subsets of at most ``max_size`` of ``n_features`` features."""
-    return sum(comb(n_features, k) for k in range(1, min(max_size, n_features) + 1))
+def count_subsets(n_features: int, max_size: int, cap: int | None = None) -> int:
+    """Number of non-empty subsets of at most ``max_size`` of ``n_features`` features.
+
+    With ``cap`` the count stops as soon as it exceeds ``cap`` (and returns that
+    partial count, above ``cap``): the exact binomials of thousands of features
+    take seconds.
+    """
+    total = 0
+    for k in range(1, min(max_size, n_features) + 1):
+        total += comb(n_features, k)
+        if cap is not None and total > cap:
+            break
+    return total
 
 
 class SearchTooLong(ValueError):
@@ -149,12 +159,12 @@ def estimate_search_seconds(
 
 def _subsets_total(n_features: int, max_size: int) -> int:
     """Subsets an exhaustive search visits; ValueError past :data:`MAX_SUBSETS`."""
-    total = count_subsets(n_features, max_size)
+    total = count_subsets(n_features, max_size, cap=MAX_SUBSETS)
     if total > MAX_SUBSETS:
         raise ValueError(
             f"An exhaustive search over subsets of up to {max_size} of {n_features} features "
-            f"visits {total:,} subsets (limit {MAX_SUBSETS:,}); set max_features to a "
-            "smaller subset size."
+            f"visits more than {MAX_SUBSETS:,} subsets (limit {MAX_SUBSETS:,}); set "
+            "max_features to a smaller subset size."
         )
     return total
 

@@ -19,6 +19,7 @@ from localselect.base import check_classification_data, verbose_log
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
     SearchTooLong,
+    _subsets_total,
     count_subsets,
     search_features,
     search_profiles,
@@ -368,6 +369,9 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
             if hasattr(self, "feature_names_in_")
             else [f"x{j}" for j in range(n_features)]
         )
+        if self.resolution in ("features", "windows"):
+            # The subset count is known from the shape: refuse before discretizing.
+            _subsets_total(n_features, max_size)
         enc, joint_columns = self._discrete_codes(X)
         if enc is not None:
             self.categories_ = enc.categories
