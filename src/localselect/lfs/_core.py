@@ -43,7 +43,8 @@ import numpy as np
 from joblib.parallel import get_active_backend
 from numba import njit
 from numpy.typing import NDArray
-from sklearn.utils.parallel import Parallel, delayed
+
+from localselect._parallel import Parallel, delayed
 
 __all__ = ["IterationResult", "fit_iteration", "subset_table"]
 
