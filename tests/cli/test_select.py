@@ -549,3 +549,29 @@ def _subparsers():
     import argparse
 
     return argparse.ArgumentParser().add_subparsers()
+
+
+def test_suggested_options_can_be_pasted_into_a_shell(tmp_path, capsys):
+    """A column name with a space (UCI ecoli's 'Sequence Name') or '?' is quoted in the advice."""
+    import shlex
+
+    rng = np.random.default_rng(1)
+    n = 80
+    frame = pd.DataFrame(
+        {
+            "Sequence Name": [f"S{i}" for i in range(n)],
+            "width": rng.normal(size=n).round(2).astype(object),
+            "label": rng.choice(["a b", "c"], n),
+        }
+    )
+    frame.loc[3, "width"] = "?"
+    path = tmp_path / "spaced.csv"
+    frame.to_csv(path, index=False)
+    argv = ["select", "--method", "fisher", "--input", str(path), "--target", "label"]
+    line = _one_line_error(capsys, argv)
+    assert "--drop 'Sequence Name'" in line
+    argv += shlex.split(line.split("drop it with ")[1].split(" (run with")[0])
+    line = _one_line_error(capsys, argv)
+    assert "--na-values '?'" in line
+    argv += shlex.split(line.split("mark them missing with ")[1].split(" (run with")[0])
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 0
