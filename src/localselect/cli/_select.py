@@ -392,20 +392,26 @@ def _selected_frame(masks: np.ndarray, names: list[str], index: pd.Index) -> pd.
 
 
 def run_select(args: argparse.Namespace, console: Console) -> int:
-    """Fit ``args.method`` on ``args.input`` and write the outputs (see the module docstring)."""
-    import joblib
-    import pandas as pd
-    from rich.markup import escape
-    from sklearn.base import is_classifier
-    from sklearn.pipeline import Pipeline
+    """Fit ``args.method`` on ``args.input`` and write the outputs (see the module docstring).
 
-    import localselect
-    from localselect.cli._report import render_html_report
-    from localselect.cli._table import preparation_steps, prepare_table, read_table
+    Each stage that can take seconds on a loaded machine (importing the
+    libraries and reading the table, the fit, the per-row subsets, the report)
+    runs under its own ``console.status`` line, so a terminal never sits blank.
+    """
+    with console.status(f"reading {Path(args.input).name} ..."):
+        import joblib
+        import pandas as pd
+        from rich.markup import escape
+        from sklearn.base import is_classifier
+        from sklearn.pipeline import Pipeline
 
-    cls = resolve_method(args.method)
-    estimator = _make_estimator(cls, args)
-    frame = read_table(args.input, na_values=args.na_values)
+        import localselect
+        from localselect.cli._report import render_html_report
+        from localselect.cli._table import preparation_steps, prepare_table, read_table
+
+        cls = resolve_method(args.method)
+        estimator = _make_estimator(cls, args)
+        frame = read_table(args.input, na_values=args.na_values)
     raw = args.method.lower() in RAW_INPUT_METHODS
     takes_nan = raw or _takes_nan(estimator)
     mode = getattr(args, "missing", "auto")
@@ -466,8 +472,9 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    masks = _masks(fitted, X_model, len(X))
-    relevance = _relevance(fitted, X_model, masks)
+    with console.status(f"computing the per-row subsets of {len(X)} rows ..."):
+        masks = _masks(fitted, X_model, len(X))
+        relevance = _relevance(fitted, X_model, masks)
     written = []
     if masks is not None:
         _selected_frame(masks, names, X.index).to_csv(out / "selected_features.csv")
@@ -514,17 +521,18 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     joblib.dump(bundle, out / "model.joblib")
     written.append("model.joblib")
     if args.report:
-        page = render_html_report(
-            title=f"localselect select: {cls.__name__} on {Path(args.input).name}",
-            summary=summary,
-            estimator=fitted,
-            feature_names=names,
-            importances=importances,
-            masks=masks,
-            labels=y_values,
-            warning_lines=warnings_out,
-            data=X if raw else None,
-        )
+        with console.status("drawing report.html ..."):
+            page = render_html_report(
+                title=f"localselect select: {cls.__name__} on {Path(args.input).name}",
+                summary=summary,
+                estimator=fitted,
+                feature_names=names,
+                importances=importances,
+                masks=masks,
+                labels=y_values,
+                warning_lines=warnings_out,
+                data=X if raw else None,
+            )
         (out / "report.html").write_text(page)
         written.append("report.html")
     stale = [name for name in OUTPUT_FILES if name not in written and (out / name).exists()]

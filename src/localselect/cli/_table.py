@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import shlex
 import zipfile
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -182,13 +183,15 @@ def _column_kinds(frame: pd.DataFrame, categorical: list[str]) -> tuple[list[str
             example = bad.iloc[0]
             raise CLIError(
                 f"column {col!r} is numeric except {len(bad)} value(s) such as {example!r} "
-                f"(row {bad.index[0]}); fix them, or mark them missing with --na-values {example}"
+                f"(row {bad.index[0]}); fix them, or mark them missing with "
+                f"--na-values {shlex.quote(str(example))}"
             )
         n_unique = present.nunique()
         if n_unique > MAX_CATEGORIES:
             raise CLIError(
                 f"column {col!r} is text with {n_unique} distinct values, too many for a "
-                f"categorical feature (at most {MAX_CATEGORIES}); drop it with --drop {col}"
+                f"categorical feature (at most {MAX_CATEGORIES}); drop it with "
+                f"--drop {shlex.quote(str(col))}"
             )
         categ.append(col)
     return numeric, categ
