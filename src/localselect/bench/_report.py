@@ -243,7 +243,7 @@ TABLE_END = "<!-- bench-table:end -->"
 
 
 def _settings_label(settings: dict[str, Any]) -> str:
-    """"quick" or "full", with the repeats when a run changed them (``--repeats``)."""
+    """ "quick" or "full", with the repeats when a run changed them (``--repeats``)."""
     label = "quick" if settings.get("quick") else "full"
     repeats = settings.get("repeats")
     if repeats is not None:

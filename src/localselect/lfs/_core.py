@@ -647,7 +647,14 @@ def _one_representative(
     offset = 0
     for n_b in range(1, n_beta + 1):
         ok, sel, used = _round(
-            xs[n_b - 1], a_red, b_red, alpha, epsilons[n_b - 1], draws, offset, n_rounding,
+            xs[n_b - 1],
+            a_red,
+            b_red,
+            alpha,
+            epsilons[n_b - 1],
+            draws,
+            offset,
+            n_rounding,
             use_draws,
         )
         offset += used
@@ -687,8 +694,25 @@ def _one_representative(
 
 @njit(nogil=True, cache=True)
 def _fit_block(
-    X, y, reps, universe, table, lengths, counts, sigma, alpha, gamma, n_beta,
-    draws, use_draws, n_rounding, support, radii, betas, scores, n_iter,
+    X,
+    y,
+    reps,
+    universe,
+    table,
+    lengths,
+    counts,
+    sigma,
+    alpha,
+    gamma,
+    n_beta,
+    draws,
+    use_draws,
+    n_rounding,
+    support,
+    radii,
+    betas,
+    scores,
+    n_iter,
 ):  # pragma: no cover - compiled
     """Every representative of ``reps``: weights, LP sweep, rounding, scores.
 
@@ -721,7 +745,16 @@ def _fit_block(
             d = np.empty(width)
         w = _weights(Xl, same, i_loc, table, lengths, counts, rows, sigma, d)
         radii[i], betas[i], scores[i], n_iter[i] = _one_representative(
-            Xl, same, i_loc, w, alpha, gamma, n_beta, draws[t], use_draws, n_rounding,
+            Xl,
+            same,
+            i_loc,
+            w,
+            alpha,
+            gamma,
+            n_beta,
+            draws[t],
+            use_draws,
+            n_rounding,
             support[i],
         )
 
