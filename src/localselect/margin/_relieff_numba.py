@@ -1,6 +1,6 @@
 """Compiled ReliefF kernel (numba), used by :func:`localselect.margin._nn_kernels.relieff`.
 
-The optional ``localselect[fast]`` extra installs numba. The kernel computes
+numba is a core dependency (the LFS core needs it). The kernel computes
 what the numpy path computes: the Manhattan distances of the range-scaled
 features, the ``k`` nearest samples of each class (the sample itself
 excluded, ties to the lower index) and the prior-weighted mean differences of
