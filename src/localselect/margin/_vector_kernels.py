@@ -99,6 +99,24 @@ def _degenerate_warning(method: str) -> None:
     )
 
 
+def _step(X, codes, w, sigma, sw, outlier, pairs, neighbours, block_memory, n_jobs):
+    """One margin-vector pass: over all pairs, or over the kept neighbours when given."""
+    if neighbours is None:
+        return margin_vector_step(
+            X, codes, w, sigma, sw, outlier=outlier, pairs=pairs, n_jobs=n_jobs
+        )
+    return margin_vector_step_truncated(
+        X,
+        neighbours.lists,
+        w,
+        sigma,
+        sw,
+        outlier=outlier,
+        block_memory=block_memory,
+        diffs=neighbours.diffs,
+    )
+
+
 def im4e(
     X: FloatArray,
     codes: IntArray,
@@ -136,18 +154,7 @@ def im4e(
     converged = degenerate = False
     n_iter = 0
     for it in range(1, max_iter + 1):
-        if neighbours is None:
-            step = margin_vector_step(X, codes, w, sigma, sw, pairs=pairs, n_jobs=n_jobs)
-        else:
-            step = margin_vector_step_truncated(  # type: ignore[assignment]
-                X,
-                neighbours.lists,
-                w,
-                sigma,
-                sw,
-                block_memory=block_memory,
-                diffs=neighbours.diffs,
-            )
+        step = _step(X, codes, w, sigma, sw, False, pairs, neighbours, block_memory, n_jobs)
         n_iter = it
         w_new = _positive_part_normalised(step.z, ord=1)
         if w_new is None:
@@ -202,21 +209,7 @@ def irelief(
     converged = degenerate = False
     n_iter = 0
     for it in range(1, max_iter + 1):
-        if neighbours is None:
-            step = margin_vector_step(
-                X, codes, w, sigma, sw, outlier=True, pairs=pairs, n_jobs=n_jobs
-            )
-        else:
-            step = margin_vector_step_truncated(  # type: ignore[assignment]
-                X,
-                neighbours.lists,
-                w,
-                sigma,
-                sw,
-                outlier=True,
-                block_memory=block_memory,
-                diffs=neighbours.diffs,
-            )
+        step = _step(X, codes, w, sigma, sw, True, pairs, neighbours, block_memory, n_jobs)
         n_iter = it
         w_new = _positive_part_normalised(step.z)
         if w_new is None:
