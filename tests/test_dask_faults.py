@@ -38,6 +38,7 @@ from localselect.bench import SuiteContext, run_suite
 from localselect.bench import _core as bench_core
 from localselect.datasets import make_lfs_synthetic, make_subspace_classification
 
+dask = pytest.importorskip("dask", reason="dask is not installed (pip install localselect[dask])")
 distributed = pytest.importorskip(
     "distributed", reason="dask[distributed] is not installed (pip install 'localselect[dask]')"
 )
@@ -108,6 +109,15 @@ class KillOnStart(distributed.WorkerPlugin):
 
 @pytest.fixture(scope="module")
 def dask_client():
+    # A LocalCluster forgets a worker whose replacement has not registered within
+    # ``lost-worker-timeout`` (15 s by default) and closes its nanny for good. On a
+    # loaded 2-core machine a restarted worker can take longer than that to import
+    # the library, and the next ``wait_for_workers(2)`` would then wait forever.
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": f"{TIMEOUT}s"}):
+        yield from _local_cluster()
+
+
+def _local_cluster():
     cluster = distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
