@@ -269,6 +269,16 @@ def test_every_named_method_resolves_or_says_not_available():
             assert hasattr(cls, "fit") and hasattr(cls, "get_params")
 
 
+def test_every_public_selector_has_a_cli_name():
+    from localselect.utils import all_estimators
+
+    named = set(_select.METHODS.values())
+    for name, cls in all_estimators():
+        if name.endswith("Discretizer"):
+            continue  # a preprocessing step of LLDS, not a selector
+        assert f"{cls.__module__.rsplit('.', 1)[0]}:{name}" in named, name
+
+
 class TinyWarningClassifier(TinyLocalClassifier):
     """Test-only: warns like an iterative solver that hit max_iter."""
 

@@ -13,7 +13,7 @@ from localselect.margin import _nn_kernels as K
 from localselect.margin import _relieff_numba
 
 needs_numba = pytest.mark.skipif(
-    not _relieff_numba.AVAILABLE, reason="numba is not installed (pip install 'localselect[fast]')"
+    not _relieff_numba.AVAILABLE, reason="numba is not installed (pip install numba)"
 )
 
 

@@ -59,6 +59,7 @@ METHODS: dict[str, str] = {
     "irelief": "localselect.margin:IRelief",
     "lfs": "localselect.lfs:LocalFeatureSelection",
     "llds": "localselect.lift:LiftFeatureSelector",
+    "mrmr": "localselect.filters:MRMR",
     "relief": "localselect.margin:Relief",
     "relieff": "localselect.margin:ReliefF",
     "simba": "localselect.margin:Simba",

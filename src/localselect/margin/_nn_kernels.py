@@ -139,7 +139,7 @@ def relieff(
         raise ValueError("engine='numba' needs complete data; use engine='numpy' with NaN.")
     if engine == "numba" or (engine == "auto" and _relieff_numba.AVAILABLE and not has_nan):
         if not _relieff_numba.AVAILABLE:
-            raise ImportError("engine='numba' needs numba: pip install 'localselect[fast]'.")
+            raise ImportError("engine='numba' needs numba (a dependency): pip install numba.")
         threads = None if n_jobs is None else effective_n_jobs(n_jobs)
         memory = (block_memory or get_config().get("working_memory") or 1024) * 2**20
         return _relieff_numba.relieff_compiled(X, codes, n_neighbors, threads, memory)

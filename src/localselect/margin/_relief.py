@@ -124,7 +124,7 @@ class ReliefF(_FeatureWeightSelector):
     n_features_to_select : int, float or None, default=10
         %(n_features_to_select)s
     n_jobs : int, default=None
-        Threads. With numba installed (``pip install 'localselect[fast]'``) the
+        Threads. With numba (a dependency; ``engine="auto"``) the
         compiled kernel runs on ``n_jobs`` threads, and when None on every
         usable core (or ``NUMBA_NUM_THREADS`` / ``OMP_NUM_THREADS`` when set,
         as in joblib's workers), like scikit-learn's OpenMP code; without
