@@ -67,7 +67,7 @@ def test_auto_engine_falls_back_to_numpy_without_numba(monkeypatch):
     expected = K.relieff(X, y, 4, engine="numpy")
     monkeypatch.setattr(_relieff_numba, "AVAILABLE", False)
     np.testing.assert_array_equal(ReliefF(n_neighbors=4).fit(X, y).feature_importances_, expected)
-    with pytest.raises(ImportError, match=r"localselect\[fast\]"):
+    with pytest.raises(ImportError, match="pip install numba"):
         K.relieff(X, y, 4, engine="numba")
 
 
