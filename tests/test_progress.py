@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from localselect._progress import listen, progress_task
-from localselect.cli._progress import RichProgressListener, progress_bars
+from localselect.cli._progress import RichProgressListener, progress_bars, status
 
 
 class Recorder:
@@ -118,3 +118,34 @@ def test_progress_bars_silent_when_not_a_terminal(capsys):
         task.advance(2)
     out, err = capsys.readouterr()
     assert out == "" and err == ""
+
+
+def test_status_line_joins_the_bars_live_display():
+    # Two live displays on one terminal overwrite each other: inside progress_bars
+    # a status line must be a row of the same display, not a second ``console.status``.
+    import io
+
+    from localselect.cli import _progress as cli_progress
+
+    terminal = Console(file=io.StringIO(), force_terminal=True, width=100)
+    with progress_bars(terminal, delay=0.0):
+        (progress,) = cli_progress._ACTIVE
+        with status(Console(file=io.StringIO(), force_terminal=True), "fitting X ..."):
+            rows = [t.description for t in progress.tasks]
+            assert rows == ["fitting X ..."]
+            with progress_task(3, "rounds", unit="rounds") as task:
+                task.advance(1)
+                assert [t.description for t in progress.tasks] == ["fitting X ...", "rounds"]
+        assert progress.tasks == []
+    assert cli_progress._ACTIVE == []
+
+
+def test_status_without_live_display_uses_console_status(monkeypatch):
+    import io
+    from contextlib import nullcontext
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=100)
+    shown = []
+    monkeypatch.setattr(console, "status", lambda text: shown.append(text) or nullcontext())
+    with status(console, "reading table ..."):
+        assert shown == ["reading table ..."]

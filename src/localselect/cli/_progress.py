@@ -2,7 +2,8 @@
 
 A task gets a bar once it has run for ``delay`` seconds (so quick fits draw
 nothing) and loses it when it ends. Bars are drawn only on a terminal; piped
-output stays clean.
+output stays clean. Status lines ("fitting ...") are drawn by the same live
+display as the bars (:func:`status`), so the two never overwrite each other.
 """
 
 from __future__ import annotations
@@ -17,14 +18,34 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from localselect._progress import ProgressTask, listen
 
-__all__ = ["RichProgressListener", "progress_bars"]
+__all__ = ["RichProgressListener", "progress_bars", "status"]
+
+#: The live display of the innermost :func:`progress_bars` block drawing on a terminal.
+_ACTIVE: list[Progress] = []
+
+
+class _CountedOnly(ProgressColumn):
+    """Show ``column`` for counted tasks (bars) and nothing for status lines."""
+
+    def __init__(self, column: ProgressColumn) -> None:
+        super().__init__()
+        self.column = column
+
+    def render(self, task: Task) -> Text:
+        if task.total is None:
+            return Text("")
+        return self.column.render(task)  # type: ignore[return-value]
 
 
 class RichProgressListener:
@@ -83,15 +104,47 @@ def progress_bars(console: Console | None = None, *, delay: float = 2.0) -> Iter
         yield
         return
     progress = Progress(
+        SpinnerColumn(),
         TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
+        _CountedOnly(BarColumn()),
+        _CountedOnly(MofNCompleteColumn()),
         TextColumn("{task.fields[unit]}"),
-        TimeElapsedColumn(),
-        TextColumn("left"),
-        TimeRemainingColumn(),
+        _CountedOnly(TimeElapsedColumn()),
+        _CountedOnly(TextColumn("left")),
+        _CountedOnly(TimeRemainingColumn()),
         console=console,
         transient=True,
     )
-    with progress, listen(RichProgressListener(progress, delay=delay)):
+    _ACTIVE.append(progress)
+    try:
+        with progress, listen(RichProgressListener(progress, delay=delay)):
+            yield
+    finally:
+        _ACTIVE.remove(progress)
+
+
+@contextmanager
+def status(console: Console, text: str) -> Iterator[None]:
+    """Show ``text`` with a spinner while the block runs.
+
+    Inside :func:`progress_bars` drawing on a terminal, the line is a row of
+    the same live display as the bars (two live displays on one terminal
+    overwrite each other); elsewhere it is ``console.status(text)``.
+
+    Parameters
+    ----------
+    console : rich.console.Console
+        The console to use when no progress display is active.
+    text : str
+        The status line.
+    """
+    if not _ACTIVE:
+        with console.status(text):
+            yield
+        return
+    progress = _ACTIVE[-1]
+    row = progress.add_task(text, total=None, unit="")
+    try:
         yield
+    finally:
+        progress.remove_task(row)

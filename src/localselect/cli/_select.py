@@ -397,9 +397,12 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
 
     Each stage that can take seconds on a loaded machine (importing the
     libraries and reading the table, the fit, the per-row subsets, the report)
-    runs under its own ``console.status`` line, so a terminal never sits blank.
+    runs under its own status line (:func:`localselect.cli._progress.status`),
+    so a terminal never sits blank.
     """
-    with console.status(f"reading {Path(args.input).name} ..."):
+    from localselect.cli._progress import status
+
+    with status(console, f"reading {Path(args.input).name} ..."):
         import joblib
         import pandas as pd
         from rich.markup import escape
@@ -451,7 +454,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     y_values = y.to_numpy()
     start = time.perf_counter()
     with (
-        console.status(f"fitting {cls.__name__} on {len(X)} x {X.shape[1]} ..."),
+        status(console, f"fitting {cls.__name__} on {len(X)} x {X.shape[1]} ..."),
         warnings.catch_warnings(record=True) as caught,
     ):
         warnings.simplefilter("always")
@@ -473,7 +476,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with console.status(f"computing the per-row subsets of {len(X)} rows ..."):
+    with status(console, f"computing the per-row subsets of {len(X)} rows ..."):
         masks = _masks(fitted, X_model, len(X))
         relevance = _relevance(fitted, X_model, masks)
     written = []
@@ -522,7 +525,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     joblib.dump(bundle, out / "model.joblib")
     written.append("model.joblib")
     if args.report:
-        with console.status("drawing report.html ..."):
+        with status(console, "drawing report.html ..."):
             page = render_html_report(
                 title=f"localselect select: {cls.__name__} on {Path(args.input).name}",
                 summary=summary,
