@@ -279,6 +279,21 @@ def test_every_public_selector_has_a_cli_name():
         assert f"{cls.__module__.rsplit('.', 1)[0]}:{name}" in named, name
 
 
+def test_ranking_only_selector_importance_follows_its_order(table, tmp_path):
+    path, _ = table
+    out = tmp_path / "mrmr"
+    assert main(["select", "--method", "mrmr", "--input", str(path), "--target", "diagnosis",
+                 "--drop", "patient", "--params", "n_features_to_select=2",
+                 "--out", str(out)]) == 0  # fmt: skip
+    model = joblib.load(out / "model.joblib")["pipeline"].named_steps["estimator"]
+    table = pd.read_csv(out / "importances.csv")
+    assert list(table["feature"][:2]) == [model.feature_names_in_[j] for j in model.ranking_]
+    assert list(table["importance"]) == sorted(table["importance"], reverse=True)
+    assert table["importance"].iloc[0] == 1.0 and (table["importance"].iloc[2:] == 0).all()
+    summary = json.loads((out / "importances.json").read_text())
+    assert summary["importance_source"].startswith("selection order")
+
+
 class TinyWarningClassifier(TinyLocalClassifier):
     """Test-only: warns like an iterative solver that hit max_iter."""
 

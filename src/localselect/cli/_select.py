@@ -347,7 +347,9 @@ def _importances(
     ``selection_frequency`` is the fraction of rows whose subset holds the
     feature and ``selected`` whether any row's does (``get_support()``), both
     from ``masks``. ``importance`` is that frequency for a local selector and
-    ``feature_importances_`` (else the frequency) for a global one.
+    ``feature_importances_`` for a global one; a global selector that only
+    ranks (``ranking_``, as MRMR) scores the k-th of its n ranked features
+    ``(n - k + 1) / n``, the rest 0; else the frequency.
     """
     import numpy as np
     import pandas as pd
@@ -359,7 +361,13 @@ def _importances(
     scope = relevance_scope(estimator)
     importance = getattr(estimator, "feature_importances_", None)
     source = "feature_importances_"
-    if scope == "local" or importance is None:
+    ranking = getattr(estimator, "ranking_", None)
+    if scope != "local" and importance is None and ranking is not None:
+        ranking = np.asarray(ranking, dtype=int)
+        importance = np.zeros(n)
+        importance[ranking] = (len(ranking) - np.arange(len(ranking))) / len(ranking)
+        source = "selection order (ranking_: first = 1)"
+    elif scope == "local" or importance is None:
         importance, source = frequency, "selection frequency across rows"
     selected = masks.any(axis=0) if masks is not None else np.zeros(n, dtype=bool)
     mean_relevance = relevance.mean(axis=0) if relevance is not None else np.full(n, np.nan)
