@@ -142,6 +142,13 @@ def test_auto_rule():
     assert _neighbours.auto_neighbors(5000, 40) == 100  # 1e9 / (5000 * 1600) = 125 -> 100
     assert _neighbours.auto_neighbors(10_000, 150) == 10  # 4 -> at least 10
     assert _neighbours.auto_neighbors(2000, 200) == 12
+    # Up to 1,000 samples, exact only while an exact pass (N^2 A^2) is within twice the budget:
+    assert _neighbours.auto_neighbors(214, 147) is None  # the paper's largest pass (Urban, 1e9)
+    assert _neighbours.auto_neighbors(452, 279) == 28  # 1.6e10 -> 1e9 / (452 * 279^2)
+    assert _neighbours.auto_neighbors(1000, 40, budget=2e7) == 12  # BIM: 1.6e9 > 4e7
+    assert _neighbours.auto_neighbors(150, 40, budget=2e7) is None  # 3.6e7 <= 4e7
+    assert _neighbours.auto_neighbors(1000, 200, budget=1e8, power=1) is None  # IM4E: 2e8
+    assert _neighbours.auto_neighbors(1000, 201, budget=1e8, power=1) == 100  # 497 -> 100
 
 
 def test_truncated_fit_on_larger_data_predicts_and_reports_its_bound(monkeypatch):

@@ -64,9 +64,11 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
     n_neighbors : int, "auto" or None, default="auto"
         Neighbour truncation of every weak learner (see :class:`Immigrate`).
         The neighbours are found once and shared by all rounds. ``"auto"``:
-        exact up to 1,000 samples, else ``k = 2e7 / (N A^2)`` clipped to
-        [10, 100] (a fiftieth of :class:`Immigrate`'s budget, since a fit runs
-        up to ``n_estimators`` rounds). Data with missing values run exact.
+        exact up to 1,000 samples while ``N^2 A^2 <= 4e7``, else
+        ``k = 2e7 / (N A^2)`` clipped to [10, 100] (a fiftieth of
+        :class:`Immigrate`'s budget, since a fit runs up to ``n_estimators``
+        rounds). The paper's exact method is ``n_neighbors=None`` (the
+        reproduction suites use it). Data with missing values run exact.
     n_features_to_select : int, float or None, default=None
         Features kept by ``transform``: that many of the largest entries of
         ``feature_importances_`` (an int), that fraction of the features (a

@@ -46,8 +46,8 @@ class IM4E(_FeatureWeightSelector):
         Neighbour truncation: each sample's softmax runs over its
         ``n_neighbors`` nearest hits and nearest misses (Euclidean, found
         once), O(N k A) per iteration instead of O(N^2 A). ``None`` is the
-        exact all-pairs method. ``"auto"``: exact up to 1,000 samples, else
-        ``k = 1e8 / (N A)`` clipped to [10, 100] (see
+        exact all-pairs method. ``"auto"``: exact up to 1,000 samples while
+        ``N^2 A <= 2e8``, else ``k = 1e8 / (N A)`` clipped to [10, 100] (see
         :class:`Immigrate` for the dropped-weight bound).
     n_jobs : int, default=None
         Threads over row blocks of the pairwise work; results do not depend on

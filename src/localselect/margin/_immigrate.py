@@ -87,7 +87,8 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         the modelled features, found once), and prediction over the
         ``n_neighbors`` nearest training samples of each class. ``None`` is the
         exact all-pairs method of the paper. ``"auto"``: exact up to 1,000
-        samples, else ``k = 1e9 / (N A^2)`` clipped to [10, 100] (see Notes).
+        samples while ``N^2 A^2 <= 2e9`` (every data set of the paper), else
+        ``k = 1e9 / (N A^2)`` clipped to [10, 100] (see Notes).
         Data with missing values always run exact.
     n_features_to_select : int, float or None, default=None
         Features kept by ``transform``: that many of the largest diagonal
