@@ -26,6 +26,28 @@ DOCS: dict[str, str] = {
     "fitted_input_attributes": _FITTED_INPUT,
     "fitted_classes_attributes": "classes_ : ndarray of shape (n_classes,)\n"
     "    Class labels seen in ``fit``.\n" + _FITTED_INPUT,
+    "references_lfs": """\
+References
+----------
+.. [1] N. Armanfard, J. P. Reilly and M. Komeili, "Local feature selection
+   for data classification", IEEE Trans. Pattern Analysis and Machine
+   Intelligence, 38(6), 1217-1227, 2016.""",
+    "references_gp": """\
+References
+----------
+.. [1] K. Pichara and A. Soto, "Local feature selection using Gaussian
+   process regression", Intelligent Data Analysis, 18(3), 319-336, 2014.""",
+    "references_llds": """\
+References
+----------
+Marcondes, D., Simonis, A. and Barrera, J. (2017). Feature selection based
+on the Local Lift Dependence Scale. arXiv:1711.04181.""",
+    "plot_returns": """\
+Returns
+-------
+fig : matplotlib.figure.Figure
+    The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
+    pyplot-free ``Figure`` (save it with ``fig.savefig``).""",
     "query_parameters": """\
 Parameters
 ----------
@@ -35,18 +57,19 @@ X : array-like of shape (n_samples, n_features)
 Features kept by ``transform``: that many of the highest weights (an
 int), that fraction of the features (a float in (0, 1]), or (None)
 every feature with a positive weight. Ties go to the lower index.""",
-    "plot_ax_title_returns": """\
+    "missing_values_notes": """\
+Missing values (NaN) are allowed: a difference with an unknown value is
+its expected value over the known values of the sample's class
+(Kononenko's rule for unknown values; queries at prediction time use all
+training values), see :mod:`localselect.margin._missing`.""",
+}
+DOCS["plot_ax_title_returns"] = """\
 ax : matplotlib Axes, default=None
     Axes to draw into; a new figure otherwise.
 title : str, default=None
     Axes title.
 
-Returns
--------
-fig : matplotlib.figure.Figure
-    The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
-    pyplot-free ``Figure`` (save it with ``fig.savefig``).""",
-}
+""" + DOCS["plot_returns"]
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.M)
 

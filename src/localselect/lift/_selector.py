@@ -210,10 +210,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     window limit and the lattice size limit are ours. A class with a single
     sample is accepted (the lift is defined for it).
 
-    References
-    ----------
-    Marcondes, D., Simonis, A. and Barrera, J. (2017). Feature selection based
-    on the Local Lift Dependence Scale. arXiv:1711.04181.
+    %(references_llds)s
 
     Examples
     --------

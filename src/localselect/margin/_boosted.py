@@ -106,10 +106,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     Round ``t``: fit with weights ``D_t`` (eq. (3.19)); ``eps_t`` is the
     ``D_t``-weighted error of the learner on the training samples, each

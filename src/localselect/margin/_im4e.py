@@ -77,10 +77,7 @@ class IM4E(_FeatureWeightSelector):
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     We fix the paper's ``lambda = 1`` (Zhao et al., Sec. 4.2). Misses pool all
     other classes. Starts from uniform weights ``1/A``. The weights are

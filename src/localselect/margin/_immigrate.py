@@ -140,10 +140,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     **Algorithm.** Hits are the other samples of a sample's class, misses
     the samples of all other classes (one-vs-rest, so multiclass data need no

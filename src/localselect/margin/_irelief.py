@@ -74,10 +74,7 @@ class IRelief(_FeatureWeightSelector):
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     ``gamma_n = 1 - sum_M f / sum_{j != n} f`` (Sun 2007). Misses pool all
     other classes (one-vs-rest). Probabilities are computed by log-sum-exp, so
