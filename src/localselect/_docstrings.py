@@ -53,6 +53,11 @@ Parameters
 ----------
 X : array-like of shape (n_samples, n_features)
     Query samples.""",
+    "local_selector_parameter": """\
+Parameters
+----------
+estimator : estimator instance
+    A local selector (subclass of ``LocalSelectorMixin``).""",
     "n_features_to_select": """\
 Features kept by ``transform``: that many of the highest weights (an
 int), that fraction of the features (a float in (0, 1]), or (None)
