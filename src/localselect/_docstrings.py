@@ -22,6 +22,12 @@ feature_names_in_ : ndarray of shape (n_features_in_,)
     Names of features seen during ``fit``, when ``X`` has string column
     names."""
 
+_QUERY = """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Query samples."""
+
 DOCS: dict[str, str] = {
     "fitted_input_attributes": _FITTED_INPUT,
     "fitted_classes_attributes": "classes_ : ndarray of shape (n_classes,)\n"
@@ -48,11 +54,21 @@ Returns
 fig : matplotlib.figure.Figure
     The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
     pyplot-free ``Figure`` (save it with ``fig.savefig``).""",
-    "query_parameters": """\
-Parameters
-----------
-X : array-like of shape (n_samples, n_features)
-    Query samples.""",
+    "query_parameters": _QUERY,
+    "predict_docs": _QUERY
+    + """
+
+Returns
+-------
+y_pred : ndarray of shape (n_samples,)
+    Predicted class labels.""",
+    "predict_proba_docs": _QUERY
+    + """
+
+Returns
+-------
+proba : ndarray of shape (n_samples, n_classes)
+    Rows sum to 1, columns ordered as ``classes_``.""",
     "local_selector_parameter": """\
 Parameters
 ----------

@@ -360,12 +360,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
     def predict(self, X):
         """Class with the smallest expected distance, eq. (3.18).
 
-        %(query_parameters)s
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels.
+        %(predict_docs)s
         """
         s = self.expected_distances(X)
         return self.classes_[np.argmin(s, axis=1)]
@@ -374,12 +369,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
     def predict_proba(self, X):
         """Softmax of ``-s_c(x) / sigma`` over classes (see Notes; not calibrated).
 
-        %(query_parameters)s
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Rows sum to 1, columns ordered as ``classes_``.
+        %(predict_proba_docs)s
         """
         return softmax(-self.expected_distances(X) / self.sigma, axis=1)
 
