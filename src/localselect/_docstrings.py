@@ -22,31 +22,75 @@ feature_names_in_ : ndarray of shape (n_features_in_,)
     Names of features seen during ``fit``, when ``X`` has string column
     names."""
 
+_QUERY = """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Query samples."""
+
 DOCS: dict[str, str] = {
     "fitted_input_attributes": _FITTED_INPUT,
     "fitted_classes_attributes": "classes_ : ndarray of shape (n_classes,)\n"
     "    Class labels seen in ``fit``.\n" + _FITTED_INPUT,
-    "query_parameters": """\
-Parameters
+    "references_lfs": """\
+References
 ----------
-X : array-like of shape (n_samples, n_features)
-    Query samples.""",
-    "n_features_to_select": """\
-Features kept by ``transform``: that many of the highest weights (an
-int), that fraction of the features (a float in (0, 1]), or (None)
-every feature with a positive weight. Ties go to the lower index.""",
-    "plot_ax_title_returns": """\
-ax : matplotlib Axes, default=None
-    Axes to draw into; a new figure otherwise.
-title : str, default=None
-    Axes title.
-
+.. [1] N. Armanfard, J. P. Reilly and M. Komeili, "Local feature selection
+   for data classification", IEEE Trans. Pattern Analysis and Machine
+   Intelligence, 38(6), 1217-1227, 2016.""",
+    "references_gp": """\
+References
+----------
+.. [1] K. Pichara and A. Soto, "Local feature selection using Gaussian
+   process regression", Intelligent Data Analysis, 18(3), 319-336, 2014.""",
+    "references_llds": """\
+References
+----------
+Marcondes, D., Simonis, A. and Barrera, J. (2017). Feature selection based
+on the Local Lift Dependence Scale. arXiv:1711.04181.""",
+    "plot_returns": """\
 Returns
 -------
 fig : matplotlib.figure.Figure
     The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
     pyplot-free ``Figure`` (save it with ``fig.savefig``).""",
+    "query_parameters": _QUERY,
+    "predict_docs": _QUERY
+    + """
+
+Returns
+-------
+y_pred : ndarray of shape (n_samples,)
+    Predicted class labels.""",
+    "predict_proba_docs": _QUERY
+    + """
+
+Returns
+-------
+proba : ndarray of shape (n_samples, n_classes)
+    Rows sum to 1, columns ordered as ``classes_``.""",
+    "local_selector_parameter": """\
+Parameters
+----------
+estimator : estimator instance
+    A local selector (subclass of ``LocalSelectorMixin``).""",
+    "n_features_to_select": """\
+Features kept by ``transform``: that many of the highest weights (an
+int), that fraction of the features (a float in (0, 1]), or (None)
+every feature with a positive weight. Ties go to the lower index.""",
+    "missing_values_notes": """\
+Missing values (NaN) are allowed: a difference with an unknown value is
+its expected value over the known values of the sample's class
+(Kononenko's rule for unknown values; queries at prediction time use all
+training values), see :mod:`localselect.margin._missing`.""",
 }
+DOCS["plot_ax_title_returns"] = """\
+ax : matplotlib Axes, default=None
+    Axes to draw into; a new figure otherwise.
+title : str, default=None
+    Axes title.
+
+""" + DOCS["plot_returns"]
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.M)
 

@@ -56,7 +56,26 @@ class ProgressListener(Protocol):
 
 
 class ProgressTask:
-    """A counted unit of long work; create it with :func:`progress_task`.
+    """A counted unit of long work: a context manager, used as ``with progress_task(...)``.
+
+    Entering the block starts the task for the listeners, leaving it (also on
+    an error) finishes it.
+
+    Parameters
+    ----------
+    total : int or None
+        Units of work expected; ``None`` when unknown.
+    description : str
+        What is being done, shown before the count.
+    unit : str, default="steps"
+        Name of one unit of work.
+    logger : logging.Logger, default=None
+        Where ``verbose`` messages go (the ``localselect`` logger by default).
+    verbose : int, default=0
+        ``>= 1`` logs the progress at INFO level every ``log_interval`` seconds
+        once the task has run that long, and a last line at the end.
+    log_interval : float, default=2.0
+        Seconds between log lines.
 
     Attributes
     ----------
@@ -131,58 +150,22 @@ class ProgressTask:
         for listener in self._listeners:
             listener.update(self)
 
-    def _begin(self) -> None:
+    def __enter__(self) -> ProgressTask:
         for listener in self._listeners:
             listener.start(self)
+        return self
 
-    def _end(self) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self._verbose >= 1 and self.elapsed >= self._log_interval:
             self._logger.info(self.summary())
         for listener in self._listeners:
             listener.finish(self)
 
 
-@contextmanager
-def progress_task(
-    total: int | None,
-    description: str,
-    *,
-    unit: str = "steps",
-    logger: logging.Logger | None = None,
-    verbose: int = 0,
-    log_interval: float = 2.0,
-) -> Iterator[ProgressTask]:
-    """Report the progress of a block of counted work.
-
-    Parameters
-    ----------
-    total : int or None
-        Units of work expected; ``None`` when unknown.
-    description : str
-        What is being done, shown before the count.
-    unit : str, default="steps"
-        Name of one unit of work.
-    logger : logging.Logger, default=None
-        Where ``verbose`` messages go (the ``localselect`` logger by default).
-    verbose : int, default=0
-        ``>= 1`` logs the progress at INFO level every ``log_interval`` seconds
-        once the task has run that long, and a last line at the end.
-    log_interval : float, default=2.0
-        Seconds between log lines.
-
-    Yields
-    ------
-    task : ProgressTask
-        Call ``task.advance(n)`` as units finish.
-    """
-    task = ProgressTask(
-        total, description, unit=unit, logger=logger, verbose=verbose, log_interval=log_interval
-    )
-    task._begin()
-    try:
-        yield task
-    finally:
-        task._end()
+#: Report the progress of a block of counted work: ``with progress_task(total,
+#: description, unit=..., verbose=..., logger=...) as task`` and ``task.advance(n)``
+#: as units finish (see :class:`ProgressTask` for the arguments).
+progress_task = ProgressTask
 
 
 @contextmanager

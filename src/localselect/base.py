@@ -204,6 +204,14 @@ def top_k_support(scores: NDArray[np.float64], n_features_to_select) -> NDArray[
     return mask
 
 
+def mask_or_indices(
+    mask: NDArray[np.bool_], indices: bool
+) -> NDArray[np.bool_] | list[NDArray[np.intp]]:
+    """``mask`` (n_samples, n_features), or with ``indices`` one index array per row:
+    the two forms of ``get_local_support``."""
+    return [np.flatnonzero(row) for row in mask] if indices else mask
+
+
 def verbose_log(logger: logging.Logger, verbose: int) -> Callable[..., None]:
     """Make a function ``log(depth, message, *args)`` for an estimator's ``verbose``.
 
@@ -308,9 +316,7 @@ class LocalSelectorMixin(TransformerMixin):
             mask = self._training_local_support()
         else:
             mask = np.asarray(self._local_support_mask(self._validate_for_local(X)), dtype=bool)
-        if indices:
-            return [np.flatnonzero(row) for row in mask]
-        return mask
+        return mask_or_indices(mask, indices)
 
     def local_relevance(self, X=None):
         """Per-sample relevance of each feature, in [0, 1].
@@ -426,9 +432,7 @@ class GlobalRelevanceMixin:
         check_is_fitted(self)
         n = self._n_rows(X)
         mask = np.tile(np.asarray(self.get_support(), dtype=bool), (n, 1))
-        if indices:
-            return [np.flatnonzero(row) for row in mask]
-        return mask
+        return mask_or_indices(mask, indices)
 
     def local_relevance(self, X=None):
         """The global subset as 0/1, repeated for every row of ``X``.
@@ -513,7 +517,7 @@ def local_support(estimator, X, *, indices=False):
     if X is None:
         raise ValueError(f"{type(estimator).__name__} is a global selector; pass X.")
     mask = np.tile(np.asarray(estimator.get_support(), dtype=bool), (len(X), 1))
-    return [np.flatnonzero(row) for row in mask] if indices else mask
+    return mask_or_indices(mask, indices)
 
 
 def local_relevance(estimator, X):

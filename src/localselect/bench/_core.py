@@ -222,7 +222,7 @@ class SuiteContext:
 
 
 def register_suite(
-    name: str, *, paper: str, description: str
+    name: str, *, paper: str, description: str | None = None
 ) -> Callable[[Callable[[SuiteContext], list[dict[str, Any]]]], Callable]:
     """Register a benchmark suite under ``name`` (decorator).
 
@@ -232,8 +232,9 @@ def register_suite(
         The suite's name on the command line (``localselect bench NAME``).
     paper : str
         The paper it reproduces.
-    description : str
-        One line for ``localselect bench list``.
+    description : str, default=None
+        One line for ``localselect bench list``; default the suite function's
+        docstring, its lines joined.
 
     Returns
     -------
@@ -242,7 +243,12 @@ def register_suite(
     """
 
     def decorate(func):
-        _SUITES[name] = Suite(name, func, paper, description)
+        text = description
+        if text is None:
+            if not func.__doc__:
+                raise TypeError(f"suite {name!r} needs a description or a docstring.")
+            text = " ".join(func.__doc__.split())
+        _SUITES[name] = Suite(name, func, paper, text)
         return func
 
     return decorate

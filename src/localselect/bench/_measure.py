@@ -26,19 +26,31 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["hwm", "main"]
+__all__ = ["hwm", "main", "rss"]
+
+
+def _status_mib(field: str) -> float | None:
+    """Field ``field`` of Linux ``/proc/self/status`` (``"VmHWM"``...) in MiB, or None."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
 
 
 def hwm() -> float:
     """Peak resident memory of this process so far, in MiB."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = _status_mib("VmHWM")
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 if peak is None else peak
+
+
+def rss() -> float:
+    """Resident memory of this process now, in MiB (the peak where Linux's status is missing)."""
+    now = _status_mib("VmRSS")
+    return hwm() if now is None else now
 
 
 def _immigrate(n: int, a: int, iters: int, seed: int) -> Callable[[], object]:

@@ -40,9 +40,11 @@ Every cell derives its seed from the suite's ``random_state`` up front, so
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -54,7 +56,7 @@ from sklearn.preprocessing import StandardScaler
 
 from localselect import BoostedImmigrate, Immigrate
 from localselect._parallel import Parallel, delayed
-from localselect.bench._baselines import classifier_baselines
+from localselect.bench._baselines import PAPER_NAMES, classifier_baselines
 from localselect.bench._core import SuiteContext, load_published, register_suite
 from localselect.bench._stats import aggregate_trials
 from localselect.datasets import load_dataset
@@ -108,22 +110,15 @@ SIGMAS_QUICK = [2.0, 1.0, 0.5]
 
 #: Our baselines for the paper's columns (paper abbreviation -> classifier_baselines name).
 TABLE2_BASELINES = {
-    "SV1": "SVM-sigmoid",
-    "SV2": "SVM-RBF",
-    "LAS": "L1-LR",
-    "DT": "DT",
-    "NBC": "NB",
-    "1NN": "1-NN",
-    "3NN": "3-NN",
-    "LDA": "LDA",
+    c: PAPER_NAMES[c] for c in ("SV1", "SV2", "LAS", "DT", "NBC", "1NN", "3NN", "LDA")
 }
-TABLE3_BASELINES = {"ADB": "AdaBoost", "RF": "RF", "XGB": "XGBoost"}
+TABLE3_BASELINES = {c: PAPER_NAMES[c] for c in ("ADB", "RF", "XGB")}
 #: Table 1 data sets whose B4G column the full run leaves out, and why.
 B4G_LEFT_OUT = {
     "PRO": "each of its T rounds fits IMMIGRATE on the ~1,600 features the IM4E pre-screen "
     "keeps (one fit: 26-50 s on one core here), about 10 minutes per fold at T=20",
 }
-TABLE1_BASELINES = {"SV2": "SVM-RBF", "LAS": "L1-LR", "1NN": "1-NN", "3NN": "3-NN", "RF": "RF"}
+TABLE1_BASELINES = {c: PAPER_NAMES[c] for c in ("SV2", "LAS", "1NN", "3NN", "RF")}
 
 
 # ----------------------------------------------------------------------------- data and protocol
@@ -252,40 +247,52 @@ def _selected(ctx: SuiteContext, default: list[str], extra: dict[str, str]) -> l
 # ----------------------------------------------------------------------------- Table 2
 
 
-@register_suite(
-    "immigrate-table2",
-    paper=PAPER + ", Table 2 (IGT column)",
-    description=(
-        "IMMIGRATE accuracy (percent) on the UCI data of Table 2 with the paper's protocol, "
-        "beside the published IGT column and the baselines we can run, with the paired "
-        "t-test (W,T,L) of IGT against each."
-    ),
-)
+@register_suite("immigrate-table2", paper=PAPER + ", Table 2 (IGT column)")
 def table2(ctx: SuiteContext) -> list[dict[str, Any]]:
-    published = load_published("immigrate_table2")
+    """IMMIGRATE accuracy (percent) on the UCI data of Table 2 with the paper's protocol,
+    beside the published IGT column and the baselines we can run, with the paired t-test
+    (W,T,L) of IGT against each."""
     p = _protocol(ctx)
     codes = _selected(ctx, QUICK_UCI if ctx.quick else list(UCI_DATASETS), LARGE_DATASETS)
+
+    def models(s, X):
+        return {"IGT": _tuned_immigrate(p, s), **_baseline_models(TABLE2_BASELINES, s)}
+
+    return _uci_table(ctx, "Table 2", codes, "t2-{}", models, p, "IGT", _describe(p))
+
+
+def _uci_table(
+    ctx: SuiteContext,
+    table: str,
+    codes: list[str],
+    key: str,
+    models: Callable,
+    p: dict[str, Any],
+    reference: str,
+    protocol: str,
+) -> list[dict[str, Any]]:
+    """Cross-validate ``models(seed, X)`` on each UCI data set of ``codes`` (cells cached
+    under ``key.format(code)``) and compare with the published ``table`` (Tables 2 and 3)."""
+    published = load_published("immigrate_" + table.lower().replace(" ", ""))
     names = {**UCI_DATASETS, **LARGE_DATASETS}
     records: list[dict[str, Any]] = []
-    for code in ctx.progress(codes, "Table 2"):
+    for code in ctx.progress(codes, table):
         X, y = _load(names[code])
-        seed = ctx.random_state  # same seed per data set: cells cache independently
-
-        def models(s, p=p):
-            return {"IGT": _tuned_immigrate(p, s), **_baseline_models(TABLE2_BASELINES, s)}
-
         start = time.perf_counter()
-        trials = _cross_validate(ctx, f"t2-{code}", X, y, models, p, seed)
-        logger.info("Table 2 %s: %.1f s", code, time.perf_counter() - start)
+        # same seed per data set: cells cache independently
+        trials = _cross_validate(
+            ctx, key.format(code), X, y, functools.partial(models, X=X), p, ctx.random_state
+        )
+        logger.info("%s %s: %.1f s", table, code, time.perf_counter() - start)
         records += _records(
             trials,
-            reference="IGT",
-            table="Table 2",
+            reference=reference,
+            table=table,
             dataset=code,
             published=published,
-            protocol=_describe(p),
+            protocol=protocol,
         )
-    _note_mean_gap(ctx, records, "IGT")
+    _note_mean_gap(ctx, records, reference)
     return records
 
 
@@ -320,63 +327,38 @@ def _note_mean_gap(ctx: SuiteContext, records: list[dict[str, Any]], method: str
 # ----------------------------------------------------------------------------- Table 3
 
 
-@register_suite(
-    "bim-table3",
-    paper=PAPER + ", Table 3 (BIM column)",
-    description=(
-        "Boosted IMMIGRATE accuracy (percent) on the UCI data of Table 3 beside the published "
-        "BIM column, AdaBoost, random forest and XGBoost, with the paired t-test (W,T,L)."
-    ),
-)
+@register_suite("bim-table3", paper=PAPER + ", Table 3 (BIM column)")
 def table3(ctx: SuiteContext) -> list[dict[str, Any]]:
-    published = load_published("immigrate_table3")
+    """Boosted IMMIGRATE accuracy (percent) on the UCI data of Table 3 beside the published
+    BIM column, AdaBoost, random forest and XGBoost, with the paired t-test (W,T,L)."""
     p = _protocol(ctx)
     n_estimators = 10 if ctx.quick else 100
     codes = _selected(ctx, QUICK_UCI[:3] if ctx.quick else list(UCI_DATASETS), LARGE_DATASETS)
-    names = {**UCI_DATASETS, **LARGE_DATASETS}
-    records: list[dict[str, Any]] = []
-    for code in ctx.progress(codes, "Table 3"):
-        X, y = _load(names[code])
-        seed = ctx.random_state  # same seed per data set: cells cache independently
 
-        neighbours = _paper_neighbours(X)
-
-        def models(s, n_estimators=n_estimators, n_neighbors=neighbours):
-            bim = BoostedImmigrate(
-                n_estimators=n_estimators, n_neighbors=n_neighbors, random_state=s
-            )
-            return {
-                "BIM": make_pipeline(StandardScaler(), bim),
-                **_baseline_models(TABLE3_BASELINES, s),
-            }
-
-        trials = _cross_validate(ctx, f"t3-{code}-{n_estimators}", X, y, models, p, seed)
-        records += _records(
-            trials,
-            reference="BIM",
-            table="Table 3",
-            dataset=code,
-            published=published,
-            protocol=f"{p['n_repeats']}x{p['n_splits']}-fold CV, z-scores per fold, "
-            f"T={n_estimators}, sigma 4 -> 0.2, 5 iterations per round",
+    def models(s, X):
+        bim = BoostedImmigrate(
+            n_estimators=n_estimators, n_neighbors=_paper_neighbours(X), random_state=s
         )
-    _note_mean_gap(ctx, records, "BIM")
-    return records
+        return {
+            "BIM": make_pipeline(StandardScaler(), bim),
+            **_baseline_models(TABLE3_BASELINES, s),
+        }
+
+    protocol = (
+        f"{p['n_repeats']}x{p['n_splits']}-fold CV, z-scores per fold, "
+        f"T={n_estimators}, sigma 4 -> 0.2, 5 iterations per round"
+    )
+    return _uci_table(ctx, "Table 3", codes, f"t3-{{}}-{n_estimators}", models, p, "BIM", protocol)
 
 
 # ----------------------------------------------------------------------------- Table 1
 
 
-@register_suite(
-    "immigrate-table1",
-    paper=PAPER + ", Table 1 (EGT and B4G on Colon and Prostate)",
-    description=(
-        "IM4E-IMMIGRATE (EGT) and boosted IM4E-IMMIGRATE (B4G) accuracy (percent) on the "
-        "gene-expression data Colon and Prostate, beside the published columns and the "
-        "baselines we can run, with the paired t-test (W,T,L) of B4G."
-    ),
-)
+@register_suite("immigrate-table1", paper=PAPER + ", Table 1 (EGT and B4G on Colon and Prostate)")
 def table1(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """IM4E-IMMIGRATE (EGT) and boosted IM4E-IMMIGRATE (B4G) accuracy (percent) on the
+    gene-expression data Colon and Prostate, beside the published columns and the baselines
+    we can run, with the paired t-test (W,T,L) of B4G."""
     published = load_published("immigrate_table1")
     p = _protocol(ctx, GENE_QUICK, GENE_FULL)
     codes, n_estimators = (["COL"], 3) if ctx.quick else (list(GENE_DATASETS), 20)

@@ -36,14 +36,11 @@ def _algorithm3(X, y, party: str, top_k: int) -> tuple[LiftFeatureSelector, floa
     return sel, time.perf_counter() - start
 
 
-@register_suite(
-    "llds-table5",
-    paper=PAPER,
-    description="Table 5 (Algorithm 3 on HouseVotes84, min_support 0.15, complete cases per "
-    "feature set) beside the paper's, and the section 4.2 analysis end to end: best voting "
-    "profiles per party, their lift tables (heat maps) and the lattice searched.",
-)
+@register_suite("llds-table5", paper=PAPER)
 def table5(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Table 5 (Algorithm 3 on HouseVotes84, min_support 0.15, complete cases per feature
+    set) beside the paper's, and the section 4.2 analysis end to end: best voting profiles
+    per party, their lift tables (heat maps) and the lattice searched."""
     records: list[dict[str, Any]] = []
     if not ctx.wants("HouseVotes84"):
         return records
@@ -161,14 +158,11 @@ def _best_of(repeats: int, fn) -> tuple[float, Any]:
     return best, out
 
 
-@register_suite(
-    "llds-perf",
-    paper=PAPER,
-    description="Search speed (best of 2 runs; wall seconds): Algorithm 3 on HouseVotes84 "
-    "(16 features, min_support 0.15; target < 10 s) and Algorithm 1 over subsets of up to "
-    "3 of 10 discretised features as N grows (target < 30 s at 1,000,000 rows).",
-)
+@register_suite("llds-perf", paper=PAPER)
 def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Search speed (best of 2 runs; wall seconds): Algorithm 3 on HouseVotes84 (16
+    features, min_support 0.15; target < 10 s) and Algorithm 1 over subsets of up to 3 of 10
+    discretised features as N grows (target < 30 s at 1,000,000 rows)."""
     records: list[dict[str, Any]] = []
     if ctx.wants("HouseVotes84"):
         X, y = _house_votes()

@@ -302,14 +302,12 @@ def _settings(quick: bool) -> dict[str, Any]:
 @register_suite(
     "local-relevance",
     paper="none (a benchmark the papers do not have): LFS, IMMIGRATE and GP generators",
-    description=(
-        "Per-sample precision, recall and F1 of every method's per-row subsets (the rule of "
-        "localselect.base) against the generators' ground truth on held-out rows, with "
-        "accuracy, mean subset size and bootstrap stability (Kuncheva index), by noise level "
-        "and sample size; global methods get k = the mean number of relevant features."
-    ),
 )
 def local_relevance(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Per-sample precision, recall and F1 of every method's per-row subsets (the rule of
+    localselect.base) against the generators' ground truth on held-out rows, with accuracy,
+    mean subset size and bootstrap stability (Kuncheva index), by noise level and sample
+    size; global methods get k = the mean number of relevant features."""
     cfg = _settings(ctx.quick)
     gens = [g for g in GENERATORS if ctx.wants(g)] if ctx.datasets else list(GENERATORS)
     cells = [

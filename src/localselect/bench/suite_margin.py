@@ -39,16 +39,11 @@ from localselect.margin import relieff
 # ----------------------------------------------------------------------------- Fig. 3
 
 
-@register_suite(
-    "immigrate-fig3",
-    paper=PAPER + ", Sec. 4.1 and Fig. 3",
-    description=(
-        "Weight of the interaction of features 1 and 2 learned by IMMIGRATE (sigma=1, z-scored "
-        "data, 100 samples per class) as the noise level rises, beside the largest "
-        "interaction weight among three added N(0, 1) features (mean and std over seeds)."
-    ),
-)
+@register_suite("immigrate-fig3", paper=PAPER + ", Sec. 4.1 and Fig. 3")
 def fig3(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Weight of the interaction of features 1 and 2 learned by IMMIGRATE (sigma=1, z-scored
+    data, 100 samples per class) as the noise level rises, beside the largest interaction
+    weight among three added N(0, 1) features (mean and std over seeds)."""
     from localselect.datasets import make_immigrate_synthetic
 
     n_seeds = 3 if ctx.quick else 20
@@ -137,15 +132,12 @@ def _immigrate_rss(n: int, a: int, iters: int, seed: int) -> dict[str, Any]:
 
 
 @register_suite(
-    "margin-perf",
-    paper=PAPER + " (speed of our margin kernels against reference implementations)",
-    description=(
-        "Wall-clock seconds (best of repeated runs on a possibly shared machine): IMMIGRATE "
-        "500 x 60, 10 iterations, against the R package; ReliefF 200 x 2000 against "
-        "scikit-rebate and fast-select; IM4E-IMMIGRATE on Singh's 102 x 12600 prostate data."
-    ),
+    "margin-perf", paper=PAPER + " (speed of our margin kernels against reference implementations)"
 )
 def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Wall-clock seconds (best of repeated runs on a possibly shared machine): IMMIGRATE
+    500 x 60, 10 iterations, against the R package; ReliefF 200 x 2000 against scikit-rebate
+    and fast-select; IM4E-IMMIGRATE on Singh's 102 x 12600 prostate data."""
     repeats = 2
     rng = np.random.default_rng(ctx.random_state)
     records: list[dict[str, Any]] = []

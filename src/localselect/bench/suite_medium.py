@@ -50,6 +50,7 @@ import numpy as np
 
 from localselect.bench._core import SuiteContext, register_suite
 from localselect.bench._measure import hwm as _hwm
+from localselect.bench._measure import rss as _rss
 
 logger = logging.getLogger(__name__)
 
@@ -63,17 +64,6 @@ SETTINGS: dict[bool, dict[str, Any]] = {
     True: {"n_train": 1500, "n_test": 500, "noise": (30, 1000), "curve": (300, 600, 1200)},
     False: {"n_train": None, "n_test": 2000, "noise": (30, 5000), "curve": (750, 1500, 3000)},
 }
-
-
-def _rss() -> float:
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return _hwm()
 
 
 def _split(name: str, n_train: int | None, n_test: int, seed: int) -> tuple:

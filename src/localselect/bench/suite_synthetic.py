@@ -17,12 +17,9 @@ from localselect.bench._core import SuiteContext, available_suites, register_sui
 PARTS: tuple[str, ...] = ("lfs-fig4", "immigrate-fig3", "gp-synthetic")
 
 
-@register_suite(
-    "synthetic",
-    paper="LFS Fig. 4; IMMIGRATE Fig. 3; Pichara and Soto Tables 1 and 5",
-    description="Every paper's synthetic experiment: recovery of the known relevant features.",
-)
+@register_suite("synthetic", paper="LFS Fig. 4; IMMIGRATE Fig. 3; Pichara and Soto Tables 1 and 5")
 def synthetic(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Every paper's synthetic experiment: recovery of the known relevant features."""
     suites = available_suites()
     records: list[dict[str, Any]] = []
     for name in PARTS:

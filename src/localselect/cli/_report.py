@@ -45,6 +45,17 @@ def _lift_figure(estimator: Any, data: Any, labels: Any) -> list[tuple[str, Any]
     return [(caption, plotting.plot_lift_table(table))]
 
 
+def _frequency_figure(what: str, source: Any, names: Any, highlight: Any) -> tuple[str, Any]:
+    """``(what, figure)``: :func:`~localselect.plotting.plot_selection_frequency` of ``source``."""
+    from localselect import plotting
+
+    top = min(40, len(names))
+    fig = plotting.plot_selection_frequency(
+        source, feature_names=names, top=top, highlight=highlight, title=what
+    )
+    return what, fig
+
+
 def _figures(
     estimator: Any,
     names: list[str],
@@ -75,37 +86,14 @@ def _figures(
         source = importances.attrs.get("importance_source", "importance")
         what = f"{'Selection frequency across rows' if local else 'Feature importances'}"
         what += f" ({source}; red: selected for at least one row)"
-        figures.append(
-            (
-                what,
-                plotting.plot_selection_frequency(
-                    values,
-                    feature_names=names,
-                    top=min(40, len(names)),
-                    highlight=highlight,
-                    title=what,
-                ),
-            )
-        )
+        figures.append(_frequency_figure(what, values, names, highlight))
     elif local or hasattr(estimator, "feature_importances_"):
         what = "Selection frequency across rows" if local else "Feature importances"
         highlight = None
         if not local and hasattr(estimator, "get_support"):
             highlight = np.asarray(estimator.get_support(), dtype=bool)
             what += " (red: selected)"
-        source = masks if local else estimator
-        figures.append(
-            (
-                what,
-                plotting.plot_selection_frequency(
-                    source,
-                    feature_names=names,
-                    top=min(40, len(names)),
-                    highlight=highlight,
-                    title=what,
-                ),
-            )
-        )
+        figures.append(_frequency_figure(what, masks if local else estimator, names, highlight))
     if local and masks is not None and masks.shape[0] > 0:
         rows = np.linspace(0, masks.shape[0] - 1, min(12, masks.shape[0])).astype(int)
         figures.append(

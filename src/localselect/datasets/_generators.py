@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 
 from localselect._compat import Interval, validate_params
+from localselect._docstrings import fill_doc
 
 __all__ = [
     "make_immigrate_synthetic",
@@ -77,6 +78,7 @@ def make_lfs_synthetic(
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def make_lfs_synthetic(
     n_samples: int = 100,
     n_irrelevant: int = 100,
@@ -165,11 +167,7 @@ def make_lfs_synthetic(
 
     The z-scores use the population standard deviation (``ddof=0``).
 
-    References
-    ----------
-    .. [1] N. Armanfard, J. P. Reilly and M. Komeili, "Local feature selection
-       for data classification", IEEE Trans. Pattern Analysis and Machine
-       Intelligence, 38(6), 1217-1227, 2016.
+    %(references_lfs)s
 
     Examples
     --------
@@ -425,6 +423,7 @@ def make_subspace_classification(
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def make_subspace_classification(
     n_samples: int = 500,
     n_features: int = 50,
@@ -534,10 +533,7 @@ def make_subspace_classification(
     Time and memory are O(n_samples * n_features) once the subspaces are
     drawn.
 
-    References
-    ----------
-    .. [1] K. Pichara and A. Soto, "Local feature selection using Gaussian
-       process regression", Intelligent Data Analysis, 18(3), 319-336, 2014.
+    %(references_gp)s
 
     Examples
     --------

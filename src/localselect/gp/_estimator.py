@@ -816,13 +816,9 @@ class GPLocalFeatureSelection(
     def predict_proba(self, X):
         """Class frequencies among the K nearest training samples in each query's subspace.
 
-        %(query_parameters)s
+        The fraction of the ``n_neighbors`` neighbours in each class.
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Fraction of the ``n_neighbors`` neighbours in each class, columns in
-            the order of ``classes_``.
+        %(predict_proba_docs)s
         """
         check_is_fitted(self)
         Xs = self._standardise(self._validate_for_local(X))
@@ -837,13 +833,10 @@ class GPLocalFeatureSelection(
     def predict(self, X):
         """Class of each query by K-NN inside its subspace (sec. 4.4).
 
-        %(query_parameters)s
+        The majority class of the neighbours; ties go to the class that sorts
+        first in ``classes_``.
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Majority class of the neighbours; ties go to the class that sorts
-            first in ``classes_``.
+        %(predict_docs)s
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]

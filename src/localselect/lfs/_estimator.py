@@ -425,13 +425,9 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     def predict_proba(self, X):
         """Class similarities ``S_c`` of eq. (11), normalised to sum 1.
 
-        %(query_parameters)s
+        ``S_c / sum_c S_c``; uniform when every ``S_c`` is 0.
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            ``S_c / sum_c S_c`` in the order of ``classes_``; uniform when
-            every ``S_c`` is 0.
+        %(predict_proba_docs)s
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
@@ -445,12 +441,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     def predict(self, X):
         """Class of largest similarity ``S_c`` (ties to the first in ``classes_``).
 
-        %(query_parameters)s
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted labels.
+        %(predict_docs)s
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)

@@ -72,10 +72,7 @@ class MahalanobisQuantileDiscretizer(TransformerMixin, BaseEstimator):
     cut point goes to the upper bin. Ties make bins of unequal size. Time
     O(n_samples * k^2 + k^3) per group for k features.
 
-    References
-    ----------
-    Marcondes, D., Simonis, A. and Barrera, J. (2017). Feature selection based
-    on the Local Lift Dependence Scale. arXiv:1711.04181.
+    %(references_llds)s
 
     Examples
     --------

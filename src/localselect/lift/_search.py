@@ -319,6 +319,26 @@ def _run_chunks(
     return parts
 
 
+def _exhaustive(
+    chunk: Callable[..., object],
+    args: tuple,
+    n_features: int,
+    max_size: int,
+    max_seconds: float | None,
+    n_jobs: int | None,
+    progress: ProgressTask | None,
+) -> tuple[list[tuple[int, ...]], list]:
+    """``chunk(subsets, *args)`` over every subset of at most ``max_size`` features.
+
+    The pilot guard first (:class:`SearchTooLong` past ``max_seconds``), then
+    the subsets in chunks; returns the subsets and the chunk results in order.
+    """
+    count_check = _subsets_total(n_features, max_size)
+    _guard(lambda s: chunk(s, *args), n_features, max_size, max_seconds, n_jobs)
+    subsets = _subsets(n_features, max_size, count_check)
+    return subsets, _run_chunks(chunk, subsets, args, n_jobs, progress)
+
+
 def search_features(
     columns: ColumnsFn,
     y: Int64Array,
@@ -340,11 +360,10 @@ def search_features(
     (:func:`estimate_search_seconds`) exceeds ``max_seconds``; ``progress``
     counts subsets done.
     """
-    count_check = _subsets_total(n_features, max_size)
     args = (columns, y, n_classes)
-    _guard(lambda s: _features_chunk(s, *args), n_features, max_size, max_seconds, n_jobs)
-    subsets = _subsets(n_features, max_size, count_check)
-    parts = _run_chunks(_features_chunk, subsets, args, n_jobs, progress)
+    subsets, parts = _exhaustive(
+        _features_chunk, args, n_features, max_size, max_seconds, n_jobs, progress
+    )
     records = sorted((r for part in parts for r in part), key=_rank_key)
     return SearchResult(records[:top_k], len(subsets), len(records))
 
@@ -438,11 +457,10 @@ def search_windows(
     heuristic. ``lift`` is the window's largest lift over ``targets``.
     ``max_seconds`` and ``progress`` as in :func:`search_features`.
     """
-    count_check = _subsets_total(n_features, max_size)
     args = (columns, y, n_classes, min_support, top_k, targets)
-    _guard(lambda s: _windows_chunk(s, *args), n_features, max_size, max_seconds, n_jobs)
-    subsets = _subsets(n_features, max_size, count_check)
-    parts = _run_chunks(_windows_chunk, subsets, args, n_jobs, progress)
+    _, parts = _exhaustive(
+        _windows_chunk, args, n_features, max_size, max_seconds, n_jobs, progress
+    )
     records = sorted((r for part, _, _ in parts for r in part), key=_rank_key)
     visited = sum(v for _, v, _ in parts)
     passed = sum(p for _, _, p in parts)
@@ -781,10 +799,9 @@ def search_profiles_per_subset(
     ``max_size`` features is visited (exact within the bound). ``max_seconds``
     and ``progress`` as in :func:`search_features`.
     """
-    count_check = _subsets_total(n_features, max_size)
     args = (columns, y, n_classes, min_support, targets, top_k)
-    _guard(lambda s: _joint_profiles_chunk(s, *args), n_features, max_size, max_seconds, n_jobs)
-    subsets = _subsets(n_features, max_size, count_check)
-    parts = _run_chunks(_joint_profiles_chunk, subsets, args, n_jobs, progress)
+    _, parts = _exhaustive(
+        _joint_profiles_chunk, args, n_features, max_size, max_seconds, n_jobs, progress
+    )
     records = _top_per_target([r for part, _, _ in parts for r in part], top_k)
     return SearchResult(records, sum(v for _, v, _ in parts), sum(p for _, _, p in parts))

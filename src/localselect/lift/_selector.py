@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
 from localselect._progress import progress_task
-from localselect.base import check_classification_data, verbose_log
+from localselect.base import check_classification_data, mask_or_indices, verbose_log
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
     SearchTooLong,
@@ -210,10 +210,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     window limit and the lattice size limit are ours. A class with a single
     sample is accepted (the lift is defined for it).
 
-    References
-    ----------
-    Marcondes, D., Simonis, A. and Barrera, J. (2017). Feature selection based
-    on the Local Lift Dependence Scale. arXiv:1711.04181.
+    %(references_llds)s
 
     Examples
     --------
@@ -414,38 +411,18 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
             total, f"LLDS {self.resolution} search", unit=unit, verbose=self.verbose, logger=logger
         ) as task:
             guarded = {**common, "max_seconds": self.max_seconds, "progress": task}
+            by_class = {**guarded, "min_support": self.min_support, "targets": targets}
             try:
                 if self.resolution == "features":
                     res = search_features(columns, y_codes, n_classes, n_features, **guarded)
                 elif self.resolution == "windows":
-                    res = search_windows(
-                        columns,
-                        y_codes,
-                        n_classes,
-                        n_features,
-                        min_support=self.min_support,
-                        targets=targets,
-                        **guarded,
-                    )
+                    res = search_windows(columns, y_codes, n_classes, n_features, **by_class)
                 elif pruned:
-                    res = search_profiles(
-                        enc.codes,
-                        y_codes,
-                        n_classes,
-                        min_support=self.min_support,
-                        targets=targets,
-                        **guarded,
-                    )
+                    res = search_profiles(enc.codes, y_codes, n_classes, **by_class)
                     frequent = res.n_frequent
                 else:
                     res = search_profiles_per_subset(
-                        columns,
-                        y_codes,
-                        n_classes,
-                        n_features,
-                        min_support=self.min_support,
-                        targets=targets,
-                        **guarded,
+                        columns, y_codes, n_classes, n_features, **by_class
                     )
             except SearchTooLong as exc:
                 raise ValueError(self._too_long_message(exc, X.shape, max_size)) from None
@@ -584,9 +561,7 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         check_is_fitted(self)
         X = self._validate_rows(X)
         mask = self.local_support_ if X is None else self._matched_support(X)[0]
-        if indices:
-            return [np.flatnonzero(row) for row in mask]
-        return mask
+        return mask_or_indices(mask, indices)
 
     def local_relevance(self, X=None):
         """Fraction of the results a row matches that use each feature.

@@ -108,10 +108,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     Round ``t``: fit with weights ``D_t`` (eq. (3.19)); ``eps_t`` is the
     ``D_t``-weighted error of the learner on the training samples, each
@@ -355,26 +352,16 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
     def predict(self, X):
         """Weighted vote of the learners.
 
-        %(query_parameters)s
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels.
+        %(predict_docs)s
         """
         check_is_fitted(self)
         return self.classes_[np.argmax(self._votes(X), axis=1)]
 
     @fill_doc
     def predict_proba(self, X):
-        """Normalised weighted votes.
+        """Normalised weighted votes: each class's share of the total vote.
 
-        %(query_parameters)s
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Share of the total vote per class, columns ordered as ``classes_``.
+        %(predict_proba_docs)s
         """
         check_is_fitted(self)
         votes = self._votes(X)

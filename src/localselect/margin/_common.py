@@ -12,10 +12,11 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
 
-from localselect._compat import Interval
+from localselect._compat import Interval, StrOptions
 from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._kernels import VectorResult
+from localselect.margin._neighbours import resolve_neighbours
 
 #: Why the margin methods need two samples per class.
 NEED_HITS = "a sample's 'hits' are the other samples of its class"
@@ -102,3 +103,39 @@ class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # missing values: see each kernel
         return tags
+
+
+class _SoftmaxMarginSelector(_FeatureWeightSelector):
+    """IM4E and I-RELIEF: a softmax-margin kernel over all pairs or the kept neighbours.
+
+    The neighbour truncation (``n_neighbors``) is resolved once, then the
+    method's kernel of :mod:`localselect.margin._vector_kernels` alternates.
+    Subclasses write ``__init__`` and set ``_method`` (the name in logs and
+    progress) and ``_kernel``.
+    """
+
+    _parameter_constraints: dict = {
+        **_FeatureWeightSelector._parameter_constraints,
+        **SOFTMAX_CONSTRAINTS,
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
+    }
+    _method: str
+    _kernel: Callable[..., VectorResult]
+
+    def _fit_weights(self, X, codes, log):
+        log(1, "%s: %d samples, %d features, sigma=%g", self._method, *X.shape, self.sigma)
+        neighbours = resolve_neighbours(
+            X, codes, self.n_neighbors, budget=1e8, power=1, n_jobs=self.n_jobs
+        )
+        self.n_neighbors_ = None if neighbours is None else neighbours.k
+        with iterations(self, self._method, log) as callback:
+            return type(self)._kernel(
+                X,
+                codes,
+                self.sigma,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                n_jobs=self.n_jobs,
+                callback=callback,
+                neighbours=neighbours,
+            )

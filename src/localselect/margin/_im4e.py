@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
-from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect.margin import _vector_kernels
-from localselect.margin._common import (
-    SOFTMAX_CONSTRAINTS,
-    _FeatureWeightSelector,
-    iterations,
-)
-from localselect.margin._neighbours import resolve_neighbours
+from localselect.margin._common import _SoftmaxMarginSelector
 
 __all__ = ["IM4E"]
 
 
 @fill_doc
-class IM4E(_FeatureWeightSelector):
+class IM4E(_SoftmaxMarginSelector):
     """IM4E feature weights: a large and stable hypothesis margin.
 
     Bei and Hong's IM4E, as used by Zhao, Hong and Liu (Sec. 3.6) to initialise
@@ -77,10 +69,7 @@ class IM4E(_FeatureWeightSelector):
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     We fix the paper's ``lambda = 1`` (Zhao et al., Sec. 4.2). Misses pool all
     other classes. Starts from uniform weights ``1/A``. The weights are
@@ -114,11 +103,8 @@ class IM4E(_FeatureWeightSelector):
     (array([0.49, 0.51, 0.  , 0.  , 0.  ]), 1.0)
     """
 
-    _parameter_constraints = {
-        **_FeatureWeightSelector._parameter_constraints,
-        **SOFTMAX_CONSTRAINTS,
-        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-    }
+    _method = "IM4E"
+    _kernel = staticmethod(_vector_kernels.im4e)
 
     def __init__(
         self,
@@ -140,21 +126,3 @@ class IM4E(_FeatureWeightSelector):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
-
-    def _fit_weights(self, X, codes, log):
-        log(1, "IM4E: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
-        neighbours = resolve_neighbours(
-            X, codes, self.n_neighbors, budget=1e8, power=1, n_jobs=self.n_jobs
-        )
-        self.n_neighbors_ = None if neighbours is None else neighbours.k
-        with iterations(self, "IM4E", log) as callback:
-            return _vector_kernels.im4e(
-                X,
-                codes,
-                self.sigma,
-                max_iter=self.max_iter,
-                tol=self.tol,
-                n_jobs=self.n_jobs,
-                callback=callback,
-                neighbours=neighbours,
-            )

@@ -141,10 +141,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     **Algorithm.** Hits are the other samples of a sample's class, misses
     the samples of all other classes (one-vs-rest, so multiclass data need no
@@ -364,12 +361,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
     def predict(self, X):
         """Class with the smallest expected distance, eq. (3.18).
 
-        %(query_parameters)s
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels.
+        %(predict_docs)s
         """
         s = self.expected_distances(X)
         return self.classes_[np.argmin(s, axis=1)]
@@ -378,12 +370,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
     def predict_proba(self, X):
         """Softmax of ``-s_c(x) / sigma`` over classes (see Notes; not calibrated).
 
-        %(query_parameters)s
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Rows sum to 1, columns ordered as ``classes_``.
+        %(predict_proba_docs)s
         """
         return softmax(-self.expected_distances(X) / self.sigma, axis=1)
 

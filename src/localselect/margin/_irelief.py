@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
-from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect.margin import _vector_kernels
-from localselect.margin._common import (
-    SOFTMAX_CONSTRAINTS,
-    _FeatureWeightSelector,
-    iterations,
-)
-from localselect.margin._neighbours import resolve_neighbours
+from localselect.margin._common import _SoftmaxMarginSelector
 
 __all__ = ["IRelief"]
 
 
 @fill_doc
-class IRelief(_FeatureWeightSelector):
+class IRelief(_SoftmaxMarginSelector):
     """I-RELIEF feature weights (iterative Relief).
 
     Each sample's nearest hit and miss are replaced by probabilities from the
@@ -74,10 +66,7 @@ class IRelief(_FeatureWeightSelector):
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     ``gamma_n = 1 - sum_M f / sum_{j != n} f`` (Sun 2007). Misses pool all
     other classes (one-vs-rest). Probabilities are computed by log-sum-exp, so
@@ -103,11 +92,8 @@ class IRelief(_FeatureWeightSelector):
     (array([0, 1]), 1.0)
     """
 
-    _parameter_constraints = {
-        **_FeatureWeightSelector._parameter_constraints,
-        **SOFTMAX_CONSTRAINTS,
-        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-    }
+    _method = "I-RELIEF"
+    _kernel = staticmethod(_vector_kernels.irelief)
 
     def __init__(
         self,
@@ -129,21 +115,3 @@ class IRelief(_FeatureWeightSelector):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
-
-    def _fit_weights(self, X, codes, log):
-        log(1, "I-RELIEF: %d samples, %d features, sigma=%g", *X.shape, self.sigma)
-        neighbours = resolve_neighbours(
-            X, codes, self.n_neighbors, budget=1e8, power=1, n_jobs=self.n_jobs
-        )
-        self.n_neighbors_ = None if neighbours is None else neighbours.k
-        with iterations(self, "I-RELIEF", log) as callback:
-            return _vector_kernels.irelief(
-                X,
-                codes,
-                self.sigma,
-                max_iter=self.max_iter,
-                tol=self.tol,
-                n_jobs=self.n_jobs,
-                callback=callback,
-                neighbours=neighbours,
-            )

@@ -14,8 +14,9 @@ The kernels live in one module per family:
   its classifier.
 
 This module holds what the last two share: the hit/miss softmax of eq. (3.6)
-over an ``N x N`` matrix of pair distances, the block runner and the result
-record. All pairwise work runs over blocks of rows
+over an ``N x N`` matrix of pair distances, the block runner, the quadratic
+form of eq. (3.3), the records of one pass and of a fit, and the alternating
+loop of Algorithm 2 (:func:`alternate`). All pairwise work runs over blocks of rows
 (:func:`localselect._pairwise.row_chunks`) or of pairs ``n < j``
 (:class:`localselect._pairwise.PairDiffs`), never the whole ``N x N x A``
 array unless it fits the working-memory budget; blocks may run in parallel
@@ -30,10 +31,12 @@ unknown entry is then the expected difference of :mod:`localselect.margin._missi
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from localselect._pairwise import PairDiffs, hit_miss_masks, masked_softmax, row_chunks
 from localselect._parallel import Parallel, delayed
@@ -41,9 +44,14 @@ from localselect._typing import FloatArray, IntArray
 
 __all__ = [
     "DegenerateMarginWarning",
+    "ImmigrateStep",
+    "MarginVectorStep",
     "VectorResult",
+    "alternate",
     "map_blocks",
     "pair_matrix",
+    "quad_form",
+    "relative_change_at_most",
     "softmax_coefficients",
 ]
 
@@ -55,6 +63,31 @@ class DegenerateMarginWarning(UserWarning):
     non-negative, or every entry of the IM4E/I-RELIEF margin vector is
     non-positive: ``(-mu)^+`` (or ``z^+``) is zero and cannot be normalised.
     """
+
+
+def quad_form(D: FloatArray, W: FloatArray) -> FloatArray:
+    """``q_ij = D_ij^T W D_ij`` for a block ``D`` of shape (rows, K, A), eq. (3.3)."""
+    rows, k, a = D.shape
+    flat = D.reshape(rows * k, a)
+    return np.einsum("ij,ij->i", flat @ W, flat).reshape(rows, k)
+
+
+class ImmigrateStep(NamedTuple):
+    """One pass over the data with ``W`` fixed (Step 1 of Algorithm 2)."""
+
+    scatter: FloatArray
+    """Sigma of Theorem 3.1: sum_n D_n (Sigma_{n,H} - Sigma_{n,M}), shape (A, A)."""
+    entropy: float
+    """sum_n D_n (E_miss(z_n) - E_hit(z_n)), the entropy term of eq. (3.5)/(3.19)."""
+
+
+class MarginVectorStep(NamedTuple):
+    """One pass with the feature weights fixed (IM4E / I-RELIEF)."""
+
+    z: FloatArray
+    """sum_n s_n (sum_M beta |d| - sum_H alpha |d|), shape (A,)."""
+    entropy: float
+    """sum_n s_n (E_miss - E_hit)."""
 
 
 def map_blocks(func: Callable, blocks: Sequence[Any], n_jobs: int | None) -> list:
@@ -119,3 +152,63 @@ class VectorResult(NamedTuple):
     n_iter: int
     converged: bool
     degenerate: bool
+
+
+def relative_change_at_most(tol: float) -> Callable[[list[float]], bool]:
+    """Stopping rule of IM4E and IMMIGRATE: the cost moved by at most ``tol`` relative."""
+
+    def settled(costs: list[float]) -> bool:
+        return len(costs) > 1 and abs(costs[-1] - costs[-2]) <= tol * max(abs(costs[-2]), 1e-300)
+
+    return settled
+
+
+def alternate(
+    update: Callable[[Any], tuple[Any, float] | None],
+    weights: Any,
+    *,
+    max_iter: int,
+    settled: Callable[[list[float]], bool],
+    callback: Callable[[int, float], object] | None,
+    warn: bool,
+    degenerate_message: str,
+    convergence_message: str,
+) -> tuple[Any, FloatArray, int, bool, bool]:
+    """The alternation of IMMIGRATE's Algorithm 2, also IM4E's and I-RELIEF's.
+
+    Each iteration ``t`` calls ``update(weights)``: one pass with the weights
+    fixed (the hit/miss softmax, eq. (3.6)) and the closed-form weights it
+    gives, returned with the value recorded for iteration ``t`` (the cost, or
+    I-RELIEF's weight change); ``None`` when the pass has no descent direction
+    (then the previous weights are kept, with a
+    :class:`DegenerateMarginWarning` saying ``degenerate_message``). The loop
+    calls ``callback(t, value)`` and stops when ``settled(values)``; at
+    ``max_iter`` it warns ``convergence_message`` (``ConvergenceWarning``).
+    ``warn=False`` silences both warnings.
+
+    Returns
+    -------
+    weights, values, n_iter, converged, degenerate
+        The fields of :class:`VectorResult` (and of ``ImmigrateResult``).
+    """
+    values: list[float] = []
+    converged = degenerate = False
+    n_iter = 0
+    for it in range(1, max_iter + 1):
+        n_iter = it
+        result = update(weights)
+        if result is None:
+            degenerate = True
+            if warn:
+                warnings.warn(degenerate_message, DegenerateMarginWarning, stacklevel=4)
+            break
+        weights, value = result
+        values.append(value)
+        if callback is not None:
+            callback(it, value)
+        if settled(values):
+            converged = True
+            break
+    if not converged and not degenerate and warn:
+        warnings.warn(convergence_message, ConvergenceWarning, stacklevel=4)
+    return weights, np.asarray(values), n_iter, converged, degenerate

@@ -13,21 +13,22 @@ both :class:`~localselect.margin.Immigrate` and every round of
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
 from numpy.typing import NDArray
-from sklearn.exceptions import ConvergenceWarning
 
 from localselect._pairwise import PairDiffs, abs_diff, masked_softmax, row_chunks
 from localselect._typing import FloatArray, IntArray
 from localselect.margin._kernels import (
-    DegenerateMarginWarning,
+    ImmigrateStep,
+    alternate,
     map_blocks,
     pair_matrix,
+    quad_form,
+    relative_change_at_most,
     softmax_coefficients,
 )
 from localselect.margin._missing import expected_diff
@@ -55,22 +56,6 @@ __all__ = [
     "scatter_matrix",
     "update_weight_matrix",
 ]
-
-
-def _quad_form(D: FloatArray, W: FloatArray) -> FloatArray:
-    """``q_ij = D_ij^T W D_ij`` for a block ``D`` of shape (rows, N, A), eq. (3.3)."""
-    rows, n, a = D.shape
-    flat = D.reshape(rows * n, a)
-    return np.einsum("ij,ij->i", flat @ W, flat).reshape(rows, n)
-
-
-class ImmigrateStep(NamedTuple):
-    """One pass over the data with ``W`` fixed (Step 1 of Algorithm 2)."""
-
-    scatter: FloatArray
-    """Sigma of Theorem 3.1: sum_n D_n (Sigma_{n,H} - Sigma_{n,M}), shape (A, A)."""
-    entropy: float
-    """sum_n D_n (E_miss(z_n) - E_hit(z_n)), the entropy term of eq. (3.5)/(3.19)."""
 
 
 def immigrate_step(
@@ -237,8 +222,6 @@ def immigrate(
     """
     n = X.shape[0]
     sw = np.ones(n) if sample_weight is None else sample_weight
-    W = W0
-    pairs = None
     if neighbours is None:
         pairs = PairDiffs(
             X,
@@ -246,14 +229,12 @@ def immigrate(
             working_memory=working_memory,
             missing=expected_diff(X, codes),
         )
-    costs: list[float] = []
-    converged = degenerate = False
-    n_iter = 0
-    for it in range(1, max_iter + 1):
+
+    def update(W: FloatArray) -> tuple[FloatArray, float] | None:
         if neighbours is None:
             step = immigrate_step(X, codes, W, sigma, sw, pairs=pairs, n_jobs=n_jobs)
         else:
-            step = immigrate_step_truncated(  # type: ignore[assignment]
+            step = immigrate_step_truncated(
                 X,
                 neighbours.lists,
                 W,
@@ -263,34 +244,25 @@ def immigrate(
                 diffs=neighbours.diffs,
             )
         W_new = update_weight_matrix(step.scatter, nonnegative=nonnegative)
-        n_iter = it
         if W_new is None:
-            degenerate = True
-            if warn:
-                warnings.warn(
-                    "IMMIGRATE: Sigma has no negative eigenvalue, so no weight matrix "
-                    "lowers the margin cost; keeping the previous W. Try a smaller sigma "
-                    "or check that the classes differ in some feature.",
-                    DegenerateMarginWarning,
-                    stacklevel=3,
-                )
-            break
-        W = W_new
-        cost = float(np.sum(W * step.scatter) + sigma * step.entropy)
-        costs.append(cost)
-        if callback is not None:
-            callback(it, cost)
-        if len(costs) > 1 and abs(costs[-1] - costs[-2]) <= tol * max(abs(costs[-2]), 1e-300):
-            converged = True
-            break
-    if not converged and not degenerate and warn:
-        warnings.warn(
-            f"IMMIGRATE did not converge in max_iter={max_iter} iterations (relative "
-            f"cost change above tol={tol}); increase max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=3,
+            return None
+        return W_new, float(np.sum(W_new * step.scatter) + sigma * step.entropy)
+
+    return ImmigrateResult(
+        *alternate(
+            update,
+            W0,
+            max_iter=max_iter,
+            settled=relative_change_at_most(tol),
+            callback=callback,
+            warn=warn,
+            degenerate_message="IMMIGRATE: Sigma has no negative eigenvalue, so no weight "
+            "matrix lowers the margin cost; keeping the previous W. Try a smaller sigma or "
+            "check that the classes differ in some feature.",
+            convergence_message=f"IMMIGRATE did not converge in max_iter={max_iter} "
+            f"iterations (relative cost change above tol={tol}); increase max_iter or tol.",
         )
-    return ImmigrateResult(W, np.asarray(costs), n_iter, converged, degenerate)
+    )
 
 
 def expected_distances(
@@ -329,7 +301,7 @@ def expected_distances(
     def block(rows: slice) -> FloatArray:
         Q = X_query[rows]
         D = abs_diff(Q, X_train) if missing is None else missing.queries(Q)
-        q = D @ W if W.ndim == 1 else _quad_form(D, W)
+        q = D @ W if W.ndim == 1 else quad_form(D, W)
         out = np.full((q.shape[0], n_classes), np.inf)
         for c in range(n_classes):
             mask = np.broadcast_to(onehot[c], q.shape).copy()

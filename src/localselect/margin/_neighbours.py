@@ -37,13 +37,13 @@ from sklearn.neighbors import NearestNeighbors
 from localselect._pairwise import DEFAULT_WORKING_MEMORY, row_chunks
 from localselect._parallel import local_threads
 from localselect._typing import FloatArray, IntArray
+from localselect.margin._kernels import ImmigrateStep, MarginVectorStep, quad_form
 
 __all__ = [
     "EXACT_MAX_SAMPLES",
     "ClassNeighbours",
     "HitMissLists",
     "Neighbours",
-    "TruncatedStep",
     "auto_neighbors",
     "build_neighbours",
     "class_neighbours",
@@ -275,19 +275,6 @@ def _gather_diffs(X: FloatArray, rows: slice, cols: NDArray[np.intp]) -> FloatAr
     return F
 
 
-def _quad(F: FloatArray, W: FloatArray) -> FloatArray:
-    r, kk, a = F.shape
-    flat = F.reshape(r * kk, a)
-    return np.einsum("ij,ij->i", flat @ W, flat).reshape(r, kk)
-
-
-class TruncatedStep(NamedTuple):
-    """One pass with ``W`` fixed over the kept hits and misses (as ``ImmigrateStep``)."""
-
-    scatter: FloatArray
-    entropy: float
-
-
 def immigrate_step_truncated(
     X: FloatArray,
     lists: HitMissLists,
@@ -297,7 +284,7 @@ def immigrate_step_truncated(
     *,
     block_memory: float | None = None,
     diffs: FloatArray | None = None,
-) -> TruncatedStep:
+) -> ImmigrateStep:
     """Eq. (3.6) and Sigma of Theorem 3.1 over each sample's kept hits and misses.
 
     ``Sigma = sum_n D_n (sum_{j in H_n^k} alpha_nj d d^T - sum_{j in M_n^k} beta_nj d d^T)``
@@ -314,7 +301,7 @@ def immigrate_step_truncated(
     entropy = 0.0
     for rows in row_chunks(n, 4 * cols.shape[1] * a * 8, block_memory):
         F = _gather_diffs(X, rows, cols[rows]) if diffs is None else diffs[rows]
-        logits = np.where(valid[rows], _quad(F, W) / -sigma, -np.inf)
+        logits = np.where(valid[rows], quad_form(F, W) / -sigma, -np.inf)
         alpha, _, ent_h = _softmax_rows(logits[:, :k_h])
         beta, _, ent_m = _softmax_rows(logits[:, k_h:])
         s = sample_weight[rows]
@@ -322,14 +309,7 @@ def immigrate_step_truncated(
         flat = F.reshape(-1, a)
         total += (flat * coef.reshape(-1, 1)).T @ flat
         entropy += float(s @ (ent_m - ent_h))
-    return TruncatedStep(0.5 * (total + total.T), entropy)
-
-
-class TruncatedVectorStep(NamedTuple):
-    """One pass with the feature weights fixed, over the kept hits and misses."""
-
-    z: FloatArray
-    entropy: float
+    return ImmigrateStep(0.5 * (total + total.T), entropy)
 
 
 def margin_vector_step_truncated(
@@ -342,7 +322,7 @@ def margin_vector_step_truncated(
     outlier: bool = False,
     block_memory: float | None = None,
     diffs: FloatArray | None = None,
-) -> TruncatedVectorStep:
+) -> MarginVectorStep:
     """IM4E / I-RELIEF margin vector over each sample's kept hits and misses.
 
     ``z = sum_n s_n (sum_{M_n^k} beta |d| - sum_{H_n^k} alpha |d|)`` with alpha
@@ -368,7 +348,7 @@ def margin_vector_step_truncated(
         coef = np.hstack([-alpha, beta]) * s[:, None]
         z += np.einsum("rk,rka->a", coef, F)
         entropy += float(s @ (ent_m - ent_h))
-    return TruncatedVectorStep(z, entropy)
+    return MarginVectorStep(z, entropy)
 
 
 def dropped_weight_bound(
@@ -398,7 +378,7 @@ def dropped_weight_bound(
         radius = np.where(valid, dist, 0.0).max(axis=1)
         for rows in row_chunks(n, 4 * part.shape[1] * a * 8, block_memory):
             F = _gather_diffs(X, rows, part[rows])
-            logits = np.where(valid[rows], _quad(F, W) / -sigma, -np.inf)
+            logits = np.where(valid[rows], quad_form(F, W) / -sigma, -np.inf)
             log_s = logsumexp(logits, axis=1)
             with np.errstate(divide="ignore"):
                 log_f = np.log(dropped[rows].astype(float)) - m * radius[rows] ** 2 / sigma
@@ -433,7 +413,7 @@ def expected_distances_truncated(
         F = X_train[flat_index[rows]]
         np.subtract(F, X_query[rows][:, None, :], out=F)
         np.abs(F, out=F)
-        q = _quad(F, W).reshape(-1, n_classes, k)
+        q = quad_form(F, W).reshape(-1, n_classes, k)
         ok = valid[rows]
         logits = np.where(ok, q / -sigma, -np.inf)
         for c in range(n_classes):

@@ -52,10 +52,7 @@ class Relief(_FeatureWeightSelector):
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     Misses come from all other classes pooled (one-vs-rest). Ties between
     equally near neighbours go to the lower sample index. Differences are the
@@ -148,10 +145,7 @@ class ReliefF(_FeatureWeightSelector):
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     Every feature is treated as continuous: ``diff(a, x, x') = |x_a - x'_a| /
     (max_a - min_a)`` (0 for a constant feature, which then scores exactly 0).

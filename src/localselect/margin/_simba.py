@@ -52,10 +52,7 @@ class Simba(_FeatureWeightSelector):
 
     Notes
     -----
-    Missing values (NaN) are allowed: a difference with an unknown value is
-    its expected value over the known values of the sample's class
-    (Kononenko's rule for unknown values; queries at prediction time use all
-    training values), see :mod:`localselect.margin._missing`.
+    %(missing_values_notes)s
 
     Deviation from the paper: the original Simba takes one stochastic step per
     randomly drawn sample. We take full-batch steps (the mean gradient over all

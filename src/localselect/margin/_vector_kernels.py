@@ -9,35 +9,25 @@ vector (:func:`margin_vector_step`). Notation and blocking as in
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
-from typing import NamedTuple
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from localselect._pairwise import PairDiffs
 from localselect._typing import FloatArray, IntArray
 from localselect.margin._kernels import (
-    DegenerateMarginWarning,
+    MarginVectorStep,
     VectorResult,
+    alternate,
     map_blocks,
     pair_matrix,
+    relative_change_at_most,
     softmax_coefficients,
 )
 from localselect.margin._missing import expected_diff
 from localselect.margin._neighbours import Neighbours, margin_vector_step_truncated
 
 __all__ = ["MarginVectorStep", "im4e", "irelief", "margin_vector_step"]
-
-
-class MarginVectorStep(NamedTuple):
-    """One pass with the feature weights fixed (IM4E / I-RELIEF)."""
-
-    z: FloatArray
-    """sum_n s_n (sum_M beta |d| - sum_H alpha |d|), shape (A,)."""
-    entropy: float
-    """sum_n s_n (E_miss - E_hit)."""
 
 
 def margin_vector_step(
@@ -90,30 +80,40 @@ def _positive_part_normalised(z: FloatArray, ord: int = 2) -> FloatArray | None:
     return zp / norm if norm > 0 else None
 
 
-def _degenerate_warning(method: str) -> None:
-    warnings.warn(
+def _degenerate_message(method: str) -> str:
+    return (
         f"{method}: the margin vector has no positive entry, so no feature weighting "
-        "enlarges the margin; keeping the previous weights. Try a smaller sigma.",
-        DegenerateMarginWarning,
-        stacklevel=4,
+        "enlarges the margin; keeping the previous weights. Try a smaller sigma."
     )
 
 
-def _step(X, codes, w, sigma, sw, outlier, pairs, neighbours, block_memory, n_jobs):
-    """One margin-vector pass: over all pairs, or over the kept neighbours when given."""
-    if neighbours is None:
-        return margin_vector_step(
-            X, codes, w, sigma, sw, outlier=outlier, pairs=pairs, n_jobs=n_jobs
+def _margin_pass(
+    X: FloatArray,
+    codes: IntArray,
+    sigma: float,
+    sw: FloatArray,
+    *,
+    outlier: bool,
+    neighbours: Neighbours | None,
+    block_memory: float | None,
+    n_jobs: int | None,
+) -> Callable[[FloatArray], MarginVectorStep]:
+    """``w -> margin vector pass``: over all pairs (their differences cached across
+    passes), or over the kept neighbours when given."""
+    if neighbours is not None:
+        return lambda w: margin_vector_step_truncated(
+            X,
+            neighbours.lists,
+            w,
+            sigma,
+            sw,
+            outlier=outlier,
+            block_memory=block_memory,
+            diffs=neighbours.diffs,
         )
-    return margin_vector_step_truncated(
-        X,
-        neighbours.lists,
-        w,
-        sigma,
-        sw,
-        outlier=outlier,
-        block_memory=block_memory,
-        diffs=neighbours.diffs,
+    pairs = PairDiffs(X, block_memory=block_memory, missing=expected_diff(X, codes))
+    return lambda w: margin_vector_step(
+        X, codes, w, sigma, sw, outlier=outlier, pairs=pairs, n_jobs=n_jobs
     )
 
 
@@ -146,36 +146,35 @@ def im4e(
     """
     n, a = X.shape
     sw = np.ones(n) if sample_weight is None else sample_weight
-    w = np.full(a, 1.0 / a) if w0 is None else w0
-    pairs = None
-    if neighbours is None:
-        pairs = PairDiffs(X, block_memory=block_memory, missing=expected_diff(X, codes))
-    costs: list[float] = []
-    converged = degenerate = False
-    n_iter = 0
-    for it in range(1, max_iter + 1):
-        step = _step(X, codes, w, sigma, sw, False, pairs, neighbours, block_memory, n_jobs)
-        n_iter = it
-        w_new = _positive_part_normalised(step.z, ord=1)
-        if w_new is None:
-            degenerate = True
-            if warn:
-                _degenerate_warning("IM4E")
-            break
-        w = w_new
-        costs.append(float(-w @ step.z + sigma * step.entropy))
-        if callback is not None:
-            callback(it, costs[-1])
-        if len(costs) > 1 and abs(costs[-1] - costs[-2]) <= tol * max(abs(costs[-2]), 1e-300):
-            converged = True
-            break
-    if not converged and not degenerate and warn:
-        warnings.warn(
-            f"IM4E did not converge in max_iter={max_iter} iterations; increase max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=3,
+    margin = _margin_pass(
+        X,
+        codes,
+        sigma,
+        sw,
+        outlier=False,
+        neighbours=neighbours,
+        block_memory=block_memory,
+        n_jobs=n_jobs,
+    )
+
+    def update(w: FloatArray) -> tuple[FloatArray, float] | None:
+        z, entropy = margin(w)
+        w_new = _positive_part_normalised(z, ord=1)
+        return None if w_new is None else (w_new, float(-w_new @ z + sigma * entropy))
+
+    return VectorResult(
+        *alternate(
+            update,
+            np.full(a, 1.0 / a) if w0 is None else w0,
+            max_iter=max_iter,
+            settled=relative_change_at_most(tol),
+            callback=callback,
+            warn=warn,
+            degenerate_message=_degenerate_message("IM4E"),
+            convergence_message=f"IM4E did not converge in max_iter={max_iter} iterations; "
+            "increase max_iter or tol.",
         )
-    return VectorResult(w, np.asarray(costs), n_iter, converged, degenerate)
+    )
 
 
 def irelief(
@@ -200,36 +199,31 @@ def irelief(
     misses only.
     """
     n, a = X.shape
-    sw = np.full(n, 1.0 / n)
-    w = np.full(a, 1.0 / np.sqrt(a))
-    pairs = None
-    if neighbours is None:
-        pairs = PairDiffs(X, block_memory=block_memory, missing=expected_diff(X, codes))
-    changes: list[float] = []
-    converged = degenerate = False
-    n_iter = 0
-    for it in range(1, max_iter + 1):
-        step = _step(X, codes, w, sigma, sw, True, pairs, neighbours, block_memory, n_jobs)
-        n_iter = it
-        w_new = _positive_part_normalised(step.z)
-        if w_new is None:
-            degenerate = True
-            if warn:
-                _degenerate_warning("I-RELIEF")
-            break
-        change = float(np.linalg.norm(w_new - w))
-        w = w_new
-        changes.append(change)
-        if callback is not None:
-            callback(it, change)
-        if change < tol:
-            converged = True
-            break
-    if not converged and not degenerate and warn:
-        warnings.warn(
-            f"I-RELIEF did not converge in max_iter={max_iter} iterations; increase "
-            f"max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=3,
+    margin = _margin_pass(
+        X,
+        codes,
+        sigma,
+        np.full(n, 1.0 / n),
+        outlier=True,
+        neighbours=neighbours,
+        block_memory=block_memory,
+        n_jobs=n_jobs,
+    )
+
+    def update(w: FloatArray) -> tuple[FloatArray, float] | None:
+        w_new = _positive_part_normalised(margin(w).z)
+        return None if w_new is None else (w_new, float(np.linalg.norm(w_new - w)))
+
+    return VectorResult(
+        *alternate(
+            update,
+            np.full(a, 1.0 / np.sqrt(a)),
+            max_iter=max_iter,
+            settled=lambda changes: changes[-1] < tol,
+            callback=callback,
+            warn=warn,
+            degenerate_message=_degenerate_message("I-RELIEF"),
+            convergence_message=f"I-RELIEF did not converge in max_iter={max_iter} "
+            "iterations; increase max_iter or tol.",
         )
-    return VectorResult(w, np.asarray(changes), n_iter, converged, degenerate)
+    )

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from localselect._docstrings import fill_doc
 from localselect.plotting._axes import new_axes
 
 __all__ = ["plot_lift_table"]
@@ -17,6 +18,7 @@ def _row_label(value: Any) -> str:
     return str(value)
 
 
+@fill_doc
 def plot_lift_table(table, ax=None, *, title: str | None = None, cmap: str = "RdBu_r"):
     """Heat map of a lift table: rows are profiles, columns classes, counts in the cells.
 
@@ -36,11 +38,7 @@ def plot_lift_table(table, ax=None, *, title: str | None = None, cmap: str = "Rd
     cmap : str, default="RdBu_r"
         A diverging matplotlib colour map.
 
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-        The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
-        pyplot-free ``Figure`` (save it with ``fig.savefig``).
+    %(plot_returns)s
 
     Examples
     --------

@@ -73,16 +73,7 @@ def plot_selection_frequency(
         ``None`` shows every feature in its original order, as the paper does.
     highlight : array-like of bool or int, default=None
         Features to colour differently (for example the truly relevant ones).
-    ax : matplotlib Axes, default=None
-        Axes to draw into; a new figure otherwise.
-    title : str, default=None
-        Axes title.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-        The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
-        pyplot-free ``Figure`` (save it with ``fig.savefig``).
+    %(plot_ax_title_returns)s
 
     Notes
     -----

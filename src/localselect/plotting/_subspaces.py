@@ -113,6 +113,7 @@ def subspace_recovery(true_mask: Any, found_mask: Any) -> RecoveryScores:
     return RecoveryScores(precision, recall, f1)
 
 
+@fill_doc
 def plot_feature_recovery(
     true_mask: Any,
     found: Any,
@@ -146,11 +147,7 @@ def plot_feature_recovery(
     title : str, default=None
         Axes title; default gives precision and recall over all cells.
 
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-        The figure drawn on: ``ax``'s figure when ``ax`` is given, else a new
-        pyplot-free ``Figure`` (save it with ``fig.savefig``).
+    %(plot_returns)s
     """
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch

@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_classification
 
+from localselect._docstrings import fill_doc
 from localselect.base import LocalSelectorMixin
 
 __all__ = ["check_local_selector", "local_selector_checks", "make_check_data"]
@@ -192,13 +193,11 @@ _CHECKS: tuple[Callable[[str, object], None], ...] = (
 )
 
 
+@fill_doc
 def local_selector_checks(estimator) -> Iterator[Callable[[str, object], None]]:
     """Yield the local-selector checks that apply to ``estimator``.
 
-    Parameters
-    ----------
-    estimator : estimator instance
-        A local selector (subclass of ``LocalSelectorMixin``).
+    %(local_selector_parameter)s
 
     Yields
     ------
@@ -210,13 +209,11 @@ def local_selector_checks(estimator) -> Iterator[Callable[[str, object], None]]:
     yield from _CHECKS
 
 
+@fill_doc
 def check_local_selector(estimator) -> None:
     """Run every local-selector check on ``estimator``.
 
-    Parameters
-    ----------
-    estimator : estimator instance
-        A local selector (subclass of ``LocalSelectorMixin``).
+    %(local_selector_parameter)s
 
     Raises
     ------

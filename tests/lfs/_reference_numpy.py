@@ -1,0 +1,367 @@
+"""The numpy LFS per-representative functions: the references of the compiled core.
+
+Vectorised numpy versions of eq. (10) (:func:`lfs_weights`,
+:func:`local_weights`), eq. (5) (:func:`class_distances`), the sphere radius
+and the leave-one-out score of sec. 3.2 (:func:`sphere_radius`,
+:func:`local_score`). The library computes all of them in
+:mod:`localselect.lfs._core`; these slower versions, themselves checked
+against the loops of :mod:`._reference`, stay here to check it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn import get_config
+
+from localselect._pairwise import default_block_memory, row_chunks
+from localselect._parallel import Parallel, delayed
+from localselect._typing import BoolArray, FloatArray, IntArray
+from localselect.lfs._regions import nn_votes
+from localselect.lfs._weights import subspace_sq_distances
+
+
+def _partial_weights(
+    X: FloatArray,
+    same: BoolArray,
+    subsets: list[NDArray[np.intp]],
+    counts: list[int],
+    sigma: float,
+) -> FloatArray:
+    """Sum over the given subspaces of ``count * exp(-(d - d_min)^2 / sigma)``.
+
+    Rows are processed in blocks whose temporaries (about six ``rows x N``
+    arrays) fit scikit-learn's ``working_memory``.
+    """
+    X, same = np.asarray(X), np.asarray(same)  # plain views of joblib's memmaps
+    n = X.shape[0]
+    total = np.zeros((n, n))
+    chunks = row_chunks(n, 6 * 8 * n, float(get_config()["working_memory"]))
+    for feats, count in zip(subsets, counts):
+        if feats.size == 0:
+            total += count  # every distance is 0: weight exp(0) = 1
+            continue
+        Z = X[:, feats]
+        norms = np.einsum("ij,ij->i", Z, Z)
+        for rows in chunks:
+            idx = np.arange(rows.start, rows.stop)
+            sq = Z[rows] @ Z.T
+            d = np.sqrt(np.maximum(norms[rows, None] + norms[None, :] - 2.0 * sq, 0.0))
+            d[np.arange(idx.size), idx] = 0.0
+            own = np.zeros(d.shape, dtype=bool)
+            own[np.arange(idx.size), idx] = True
+            same_r = same[rows]
+            # Minimum over the representative's own class (itself excluded) and over the rest.
+            d_same = np.where(same_r & ~own, d, np.inf).min(axis=1, keepdims=True)
+            d_opp = np.where(~same_r, d, np.inf).min(axis=1, keepdims=True)
+            dmin = np.where(same_r, d_same, d_opp)
+            with np.errstate(invalid="ignore"):
+                e = np.exp(-((d - dmin) ** 2) / sigma)
+            total[rows] += count * np.nan_to_num(e, nan=0.0)
+    return total
+
+
+def lfs_weights(
+    X: FloatArray,
+    same: BoolArray,
+    support: BoolArray,
+    *,
+    sigma: float,
+    n_jobs: int | None = None,
+) -> FloatArray:
+    """Weights ``w_j^(i)`` of eq. (10) from the previous iteration's subsets.
+
+    For representative ``i`` and every training subspace ``f_p``,
+    ``d_p(j) = ||f_p * (x_i - x_j)||``; the weight of ``j`` is the average over
+    ``p`` of ``exp(-(d_p(j) - min_v d_p(v))^2 / sigma)``, the minimum taken over
+    ``j``'s side (``i``'s class without ``i``, or the other classes). Weights are
+    then normalised to sum to 1 on each side.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Training data.
+    same : ndarray of shape (n_samples, n_samples), dtype=bool
+        ``same[i, j]``: ``j`` has ``i``'s class.
+    support : ndarray of shape (n_samples, n_features), dtype=bool
+        Previous subsets ``f_p`` (all False in the first iteration: uniform weights).
+    sigma : float
+        Width of the exponential (``sigma`` of the authors' code; 1 in eq. (10)).
+    n_jobs : int or None
+        Parallel jobs over blocks of distinct subspaces.
+
+    Returns
+    -------
+    W : ndarray of shape (n_samples, n_samples)
+        ``W[i, j]``; ``W[i, i] = 0``; each row sums to 1 over ``same[i] & (j != i)``
+        and to 1 over ``~same[i]``.
+
+    Notes
+    -----
+    Distinct subspaces are computed once and weighted by their multiplicity.
+    Time O(U N^2 k) for U distinct subspaces of up to k features (Gram
+    products), memory O(N^2) per job.
+    """
+    n = X.shape[0]
+    uniq, inverse = np.unique(support, axis=0, return_inverse=True)
+    counts = np.bincount(inverse.ravel(), minlength=uniq.shape[0])
+    subsets = [np.flatnonzero(row) for row in uniq]
+    n_blocks = 1 if n_jobs in (None, 1) else max(1, min(len(subsets), 4 * abs(int(n_jobs))))
+    chunks = np.array_split(np.arange(len(subsets)), n_blocks)
+    parts = Parallel(n_jobs=n_jobs if n_blocks > 1 else None)(
+        delayed(_partial_weights)(
+            X, same, [subsets[k] for k in ch], [int(counts[k]) for k in ch], sigma
+        )
+        for ch in chunks
+        if ch.size
+    )
+    W = np.sum(parts, axis=0) / n
+    W[np.eye(n, dtype=bool)] = 0.0
+    for side in (same, ~same):
+        Ws = np.where(side, W, 0.0)
+        sums = Ws.sum(axis=1, keepdims=True)
+        sums[sums == 0] = 1.0
+        W = np.where(side, Ws / sums, W)
+    return W
+
+
+def class_distances(
+    X: FloatArray, i: int, same_row: BoolArray, w_row: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """The vectors ``a`` and ``b`` of eq. (5) for representative ``i``.
+
+    ``a = sum_{j same, j != i} w_j (x_i - x_j)^2 / (N_same - 1)`` and
+    ``b = sum_{j other} w_j (x_i - x_j)^2 / N_other`` (elementwise squares;
+    the normalisations of the authors' code).
+    """
+    diff2 = (X - X[i]) ** 2
+    n_same = int(same_row.sum())
+    n_opp = same_row.size - n_same
+    same_idx = np.flatnonzero(same_row)
+    same_idx = same_idx[same_idx != i]
+    opp_idx = np.flatnonzero(~same_row)
+    a = w_row[same_idx] @ diff2[same_idx] / (n_same - 1)
+    b = w_row[opp_idx] @ diff2[opp_idx] / n_opp
+    return a, b
+
+
+def local_weights(
+    X_local: FloatArray,
+    i: int,
+    same_row: BoolArray,
+    support_local: BoolArray,
+    *,
+    sigma: float,
+) -> FloatArray:
+    """Eq. (10) weights of one representative over its own candidate points.
+
+    The nearest-candidate form of :func:`lfs_weights`: the representative
+    ``X_local[i]``, its candidates (the other rows of ``X_local``) and the
+    previous subsets of all of them (``support_local``). For every row ``p``,
+    ``d_p(j) = ||f_p * (x_i - x_j)||`` over the candidates ``j``; the weight of
+    ``j`` averages ``exp(-(d_p(j) - min_v d_p(v))^2 / sigma)`` over ``p``, the
+    minimum taken over ``j``'s side, and is normalised to sum 1 on each side.
+    With every training point a candidate this is :func:`lfs_weights`' row
+    ``i`` (up to rounding: differences here, Gram products there).
+
+    Parameters
+    ----------
+    X_local : ndarray of shape (n_local, n_features)
+    i : int
+        Row of the representative in ``X_local``.
+    same_row : ndarray of shape (n_local,), dtype=bool
+        Rows of the representative's class (itself included).
+    support_local : ndarray of shape (n_local, n_features), dtype=bool
+        Previous subsets of the rows.
+    sigma : float
+
+    Returns
+    -------
+    w : ndarray of shape (n_local,)
+        ``w[i] = 0``. Time O(n_local^2 k) for subsets of at most ``k`` features.
+    """
+    n, m = X_local.shape
+    sizes = support_local.sum(axis=1)
+    k = int(sizes.max()) if n else 0
+    if k == 0:
+        e_mean = np.ones(n)
+    else:
+        rows, cols = np.nonzero(support_local)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        pad = np.full((n, k), m)
+        pad[rows, np.arange(rows.size) - starts[rows]] = cols
+        diff2 = np.zeros((n, m + 1))
+        diff2[:, :m] = (X_local - X_local[i]) ** 2
+        d = np.sqrt(diff2[:, pad].sum(axis=2))  # d[j, p]
+        others = np.arange(n) != i
+        same_side = same_row & others
+        d_same = np.where(same_side[:, None], d, np.inf).min(axis=0)
+        d_opp = np.where(~same_row[:, None], d, np.inf).min(axis=0)
+        dmin = np.where(same_row[:, None], d_same[None, :], d_opp[None, :])
+        with np.errstate(invalid="ignore"):
+            e = np.exp(-((d - dmin) ** 2) / sigma)
+        e_mean = np.nan_to_num(e, nan=0.0).mean(axis=1)
+    w = e_mean.copy()
+    w[i] = 0.0
+    for side in (same_row, ~same_row):
+        total = w[side].sum()
+        if total > 0:
+            w[side] /= total
+    return w
+
+
+#: Radius used when the impurity test already fails at distance 0 (the authors
+#: use 1e-6 on z-scored data); capped below half the next distance.
+_TINY_RADIUS = 1e-6
+
+
+def sphere_radius(dist: FloatArray, same: BoolArray, gamma: float) -> float:
+    """Radius of the region around a representative (sec. 3.2).
+
+    Parameters
+    ----------
+    dist : ndarray of shape (n_samples,)
+        Distances, in the representative's subspace, from the representative
+        to every training point (itself included, at 0).
+    same : ndarray of shape (n_samples,), dtype=bool
+        Training points of the representative's class.
+    gamma : float
+        Impurity level.
+
+    Returns
+    -------
+    radius : float
+        With ``u_1 = 0 < u_2 < ...`` the distinct distances, the first ``k``
+        with ``gamma * (n_same(<= u_k) - 1) / (N_same - 1) < n_opp(<= u_k) /
+        N_opp`` gives ``r = (u_{k-1} + u_k) / 2`` (``r = u_1`` when ``k = 1``;
+        a zero radius becomes ``min(1e-6, u_2 / 2)``). When no ``k`` passes
+        (possible only for ``gamma = 1``) the sphere holds every point.
+    """
+    u, inv = np.unique(dist, return_inverse=True)
+    n_same_total = int(same.sum())
+    n_opp_total = same.size - n_same_total
+    cum_same = np.cumsum(np.bincount(inv, weights=same, minlength=u.size))
+    cum_opp = np.cumsum(np.bincount(inv, weights=~same, minlength=u.size))
+    passes = gamma * (cum_same - 1) / (n_same_total - 1) < cum_opp / n_opp_total
+    hits = np.flatnonzero(passes)
+    if hits.size == 0:
+        return float(u[-1])
+    k = int(hits[0])
+    r = float(u[0]) if k == 0 else 0.5 * float(u[k - 1] + u[k])
+    if r == 0.0:
+        r = _TINY_RADIUS if u.size == 1 else min(_TINY_RADIUS, 0.5 * float(u[1]))
+    return r
+
+
+#: Below this many features the direct differences are as fast as the Gram route.
+_GRAM_MIN_FEATURES = 4
+
+
+def nearest_votes(
+    A: FloatArray, B: FloatArray, same: BoolArray, exclude: IntArray | None = None
+) -> BoolArray:
+    """:func:`nn_votes` of the rows of ``A`` against the points ``B``, exactly, via BLAS.
+
+    Squared distances are first estimated by the Gram expansion
+    ``|a|^2 + |b|^2 - 2 a.b`` (one matrix product). Its rounding error is at
+    most ``(2k + 10) u (|a|^2 + |b|^2)`` for ``k`` features and unit roundoff
+    ``u``, so every point that can be a nearest neighbour lies within twice
+    that bound (times a safety factor 4) of the estimated row minimum. Only
+    those candidates are recomputed exactly, as sums of squared differences
+    in the order of :func:`~localselect.lfs._weights.subspace_sq_distances`,
+    and the ties and votes are taken on the exact values: the result is that
+    of ``nn_votes(subspace_sq_distances(A, B), same)``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_rows, k)
+    B : ndarray of shape (n_points, k)
+    same : ndarray of shape (n_points,), dtype=bool
+        Points of the representative's class.
+    exclude : ndarray of shape (n_rows,), dtype=int, optional
+        For each row, a column of ``B`` left out (the row's own point).
+    """
+    n_a, k = A.shape
+    if k < _GRAM_MIN_FEATURES or n_a == 0:
+        sq = subspace_sq_distances(A, B)
+        if exclude is not None:
+            sq[np.arange(n_a), exclude] = np.inf
+        return nn_votes(sq, same)
+    out = np.empty(n_a, dtype=bool)
+    norm_b = np.einsum("ij,ij->i", B, B)
+    for rows in row_chunks(n_a, 16 * B.shape[0], default_block_memory()):
+        out[rows] = _gram_votes(
+            A[rows], B, norm_b, same, None if exclude is None else exclude[rows]
+        )
+    return out
+
+
+def _gram_votes(
+    A: FloatArray,
+    B: FloatArray,
+    norm_b: FloatArray,
+    same: BoolArray,
+    exclude: IntArray | None,
+) -> BoolArray:
+    n_a, k = A.shape
+    norm_a = np.einsum("ij,ij->i", A, A)
+    approx = A @ B.T
+    approx *= -2.0
+    approx += norm_a[:, None]
+    approx += norm_b[None, :]
+    if exclude is not None:
+        approx[np.arange(n_a), exclude] = np.inf
+    tol = 4.0 * (2 * k + 10) * np.finfo(np.float64).eps * (norm_a + norm_b.max())
+    rows, cols = np.nonzero(approx <= (approx.min(axis=1) + 2.0 * tol)[:, None])
+    exact = np.zeros(rows.size)
+    for col_a, col_b in zip(A.T, B.T):
+        diff = col_a[rows] - col_b[cols]
+        exact += diff * diff
+    row_min = np.full(n_a, np.inf)
+    np.minimum.at(row_min, rows, exact)
+    tied = exact <= row_min[rows]
+    n_tied = np.bincount(rows, weights=tied, minlength=n_a)
+    n_same = np.bincount(rows, weights=tied & same[cols], minlength=n_a)
+    return n_same > n_tied - n_same
+
+
+def local_score(
+    X: FloatArray, i: int, feats: IntArray, same: BoolArray, gamma: float
+) -> tuple[float, float]:
+    """Radius and leave-one-out score of the subset ``feats`` for representative ``i``.
+
+    Every training point inside the sphere is classified by its nearest other
+    training points in the subspace (ties: strict majority for ``i``'s class
+    versus the rest). ``DR`` counts points of ``i``'s class classified as that
+    class, ``FAR`` points of other classes classified as ``i``'s class; the score
+    is ``DR / N_same - FAR / N_other`` (sec. 3.2, the authors' code).
+
+    Only training points within ``2 r`` of ``x_i`` are searched for the
+    neighbours of the other points inside the sphere: a point ``p`` at
+    ``d(p, x_i) <= r`` has its nearest neighbours no farther than ``x_i``, so
+    within ``d(p, x_i) + r <= 2 r`` of ``x_i`` (triangle inequality; a relative
+    1e-9 margin covers rounding). ``x_i``'s own neighbours come from the
+    distances already computed.
+
+    Returns
+    -------
+    radius, score : float
+    """
+    Z = X[:, feats]
+    sq_i = subspace_sq_distances(Z[i : i + 1], Z)[0]
+    dist = np.sqrt(sq_i)
+    r = sphere_radius(dist, same, gamma)
+    inside = np.flatnonzero(dist <= r)
+    others = inside[inside != i]
+    cols = np.flatnonzero(dist <= 2.0 * r * (1.0 + 1e-9))
+    row_i = sq_i.copy()
+    row_i[i] = np.inf
+    classified = np.empty(inside.size, dtype=bool)
+    classified[inside != i] = nearest_votes(
+        Z[others], Z[cols], same[cols], exclude=np.searchsorted(cols, others)
+    )
+    classified[inside == i] = nn_votes(row_i[None, :], same)
+    n_same = int(same.sum())
+    dr = int(np.count_nonzero(classified & same[inside]))
+    far = int(np.count_nonzero(classified & ~same[inside]))
+    return r, dr / n_same - far / (same.size - n_same)
