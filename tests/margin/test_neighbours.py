@@ -374,3 +374,19 @@ def test_missing_values_run_exact_and_nan_queries_fall_back(monkeypatch):
     s = model.expected_distances(query)
     assert np.isfinite(s).all()
     np.testing.assert_allclose(s[1:], model.expected_distances(X[1:4]))
+
+
+def test_boosted_refuses_at_once_an_exact_fit_forced_by_missing_values(monkeypatch):
+    X, codes, _, _ = _problem(n=60, a=4, n_classes=2, seed=5)
+    X = X.copy()
+    X[3, 1] = np.nan
+    # Shrink the limits so a tiny table stands for a large one.
+    monkeypatch.setattr(_neighbours, "EXACT_MAX_SAMPLES", 10)
+    monkeypatch.setattr(_neighbours, "MISSING_EXACT_MAX_WORK", 1e6)
+    with pytest.raises(ValueError, match=r"missing values.*--missing impute.*n_neighbors=None"):
+        BoostedImmigrate(n_estimators=5).fit(X, codes)
+    # Under the limit, or with an explicit choice, it runs exact as before.
+    monkeypatch.setattr(_neighbours, "MISSING_EXACT_MAX_WORK", 1e12)
+    assert BoostedImmigrate(n_estimators=2).fit(X, codes).n_neighbors_ is None
+    monkeypatch.setattr(_neighbours, "MISSING_EXACT_MAX_WORK", 1e6)
+    assert BoostedImmigrate(n_estimators=2, n_neighbors=None).fit(X, codes).n_neighbors_ is None

@@ -21,6 +21,7 @@ from localselect.margin._matrix_kernels import expected_distances, immigrate_fit
 from localselect.margin._neighbours import (
     auto_neighbors,
     build_neighbours,
+    check_exact_with_missing,
     expected_distances_truncated,
     query_class_neighbours,
 )
@@ -68,7 +69,10 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         ``k = 2e7 / (N A^2)`` clipped to [10, 100] (a fiftieth of
         :class:`Immigrate`'s budget, since a fit runs up to ``n_estimators``
         rounds). The paper's exact method is ``n_neighbors=None`` (the
-        reproduction suites use it). Data with missing values run exact.
+        reproduction suites use it). Data with missing values run exact; when
+        ``"auto"`` would truncate and the exact fit needs more than 2e11
+        multiply-adds (``n_estimators * max_iter * N^2 A^2``), ``fit`` refuses
+        at once and says what to change.
     n_features_to_select : int, float or None, default=None
         Features kept by ``transform``: that many of the largest entries of
         ``feature_importances_`` (an int), that fraction of the features (a
@@ -231,7 +235,11 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
             n_nb = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=2e7)
         neighbours = None
         # Missing values: the neighbour search needs complete rows, so run exact.
-        if n_nb is not None and not np.isnan(Xk).any():
+        if n_nb is not None and np.isnan(Xk).any():
+            if self.n_neighbors == "auto":
+                passes = self.n_estimators * self.max_iter
+                check_exact_with_missing("BoostedImmigrate", n, Xk.shape[1], passes)
+        elif n_nb is not None:
             neighbours = build_neighbours(Xk, codes, k, int(n_nb), n_jobs=self.n_jobs)
         self.n_neighbors_ = None if neighbours is None else neighbours.k
         factor = (self.sigma_min / self.sigma_max) ** (1.0 / self.n_estimators)

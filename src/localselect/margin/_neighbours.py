@@ -46,6 +46,7 @@ __all__ = [
     "Neighbours",
     "auto_neighbors",
     "build_neighbours",
+    "check_exact_with_missing",
     "class_neighbours",
     "dropped_weight_bound",
     "expected_distances_truncated",
@@ -65,6 +66,10 @@ EXACT_MAX_SAMPLES = 1000
 #: every data set of the paper's Tables 2 and 3 stays exact (the largest,
 #: Urban Land Cover's two classes, needs 1e9); a 452 x 279 table (1.6e10) does not.
 EXACT_WORK_FACTOR = 2.0
+#: Missing values need the exact method; past this many multiply-adds in one fit
+#: (a few minutes on one core) ``n_neighbors="auto"`` refuses at once instead
+#: (:func:`check_exact_with_missing`).
+MISSING_EXACT_MAX_WORK = 2e11
 #: Truncated: ``k = budget / (N A^power)`` (about ``budget`` multiply-adds per
 #: pass over the data), clipped to [K_MIN, K_MAX].
 K_MIN, K_MAX = 10, 100
@@ -85,6 +90,29 @@ def auto_neighbors(
         return None
     k = int(budget // (n_samples * max(n_features, 1) ** power))
     return int(min(max(k, K_MIN), K_MAX))
+
+
+def check_exact_with_missing(
+    name: str, n_samples: int, n_features: int, passes: int, power: int = 2
+) -> None:
+    """Refuse at once an exact fit forced by missing values that would run for long.
+
+    ``n_neighbors="auto"`` chose truncation, but the neighbour search needs
+    complete rows, so data with missing values run the exact all-pairs method:
+    ``passes * N^2 * A^power`` multiply-adds. Past
+    :data:`MISSING_EXACT_MAX_WORK` this raises a ``ValueError`` naming what to
+    change, instead of computing silently for tens of minutes.
+    """
+    work = float(passes) * float(n_samples) ** 2 * float(n_features) ** power
+    if work > MISSING_EXACT_MAX_WORK:
+        raise ValueError(
+            f"{name}: X has missing values, which only the exact all-pairs method takes, "
+            f"and an exact fit here is about {work:.1g} multiply-adds ({passes} passes over "
+            f"{n_samples}^2 pairs x {n_features}^{power}): tens of minutes or more. Impute the "
+            "missing values first (sklearn.impute.SimpleImputer; in the CLI --missing impute), "
+            "model fewer features (prescreen='auto'), or pass n_neighbors=None to run the "
+            "exact method anyway."
+        )
 
 
 class ClassNeighbours(NamedTuple):
