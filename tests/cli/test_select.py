@@ -356,10 +356,22 @@ def test_dropping_rows_reports_the_classes_that_lose_rows(tmp_path, capsys):
 def test_dropping_rows_refuses_to_lose_a_class(tmp_path, capsys):
     path, _ = _classes_table(tmp_path, vanish=True)
     line = _one_line_error(capsys, ["select", "--method", "fisher", "--input", str(path),
-                                    "--target", "cls", "--out", str(tmp_path / "o")],
+                                    "--target", "cls", "--missing", "drop",
+                                    "--out", str(tmp_path / "o")],
                            "class(es) 'f' with 0 of its 20", "--missing impute")  # fmt: skip
     assert "FisherScore needs at least 2 per class" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_auto_imputes_when_dropping_would_lose_a_class(tmp_path, capsys):
+    path, frame = _classes_table(tmp_path, vanish=True)
+    out = tmp_path / "o"
+    assert main(["select", "--method", "fisher", "--input", str(path), "--target", "cls",
+                 "--out", str(out)]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "would have left class(es) 'f' with 0 of its 20" in err and "imputing" in err
+    summary = json.loads((out / "importances.json").read_text())
+    assert summary["missing"] == "impute" and summary["n_rows_used"] == len(frame)
 
 
 def test_missing_impute_keeps_rows_and_predict_imputes(tmp_path, capsys):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import functools
 import json
 import time
 import warnings
@@ -176,7 +177,7 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         "Relief family, immigrate, bim), impute (SimpleImputer inside the saved model, "
         "so predict imputes too), drop (reports the classes that lose rows; refused if "
         "a class would keep fewer than 2 rows) or error. auto: keep when the method "
-        "takes NaN, else drop",
+        "takes NaN, else drop, or impute when dropping would leave a class fewer than 2 rows",
     )
     p.add_argument("--out", default="localselect-output", help="output folder")
     p.add_argument("--report", action="store_true", help="also write report.html with figures")
@@ -419,7 +420,12 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
 
         import localselect
         from localselect.cli._report import render_html_report
-        from localselect.cli._table import preparation_steps, prepare_table, read_table
+        from localselect.cli._table import (
+            ThinClassesError,
+            preparation_steps,
+            prepare_table,
+            read_table,
+        )
 
         cls = resolve_method(args.method)
         estimator = _make_estimator(cls, args)
@@ -430,22 +436,36 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     if raw and mode not in ("auto", "keep"):
         note(f"--missing {mode} is unused: {cls.__name__} takes the table as it is")
         mode = "keep"
-    if mode == "auto":
+    auto = mode == "auto"
+    if auto:
         mode = "keep" if takes_nan else "drop"
     if mode == "keep" and not takes_nan:
         raise CLIError(
             f"{cls.__name__} does not take missing values; use --missing impute, drop or error"
         )
-    table = prepare_table(
+    prepare = functools.partial(
+        prepare_table,
         frame,
         target=args.target,
         drop=args.drop,
         categorical=args.categorical,
         raw=raw,
-        missing="keep" if raw else mode,
         min_per_class=MIN_ROWS_PER_CLASS,
         method=cls.__name__,
     )
+    try:
+        table = prepare(missing="keep" if raw else mode)
+    except ThinClassesError as exc:
+        if not auto:
+            raise
+        # --missing auto never loses a class: impute instead of dropping.
+        mode = "impute"
+        table = prepare(missing=mode)
+        table.warnings.append(
+            f"{exc}".split("; ")[0].replace("would leave", "would have left")
+            + "; imputing them instead (--missing auto; --missing drop refuses, "
+            "--missing error stops)"
+        )
     X, y, keep, missing = table.X, table.y, table.keep, table.missing
     warnings_out = list(table.warnings)
     for line in warnings_out:

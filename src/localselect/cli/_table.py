@@ -348,6 +348,10 @@ def _class_losses(before: pd.Series, after: pd.Series) -> dict[Any, tuple[int, i
     }
 
 
+class ThinClassesError(CLIError):
+    """Dropping incomplete rows would leave a class with too few rows (``--missing drop``)."""
+
+
 def _refuse_thin_classes(
     lost: dict[Any, tuple[int, int]], n_rows: int, min_per_class: int, method: str
 ) -> None:
@@ -355,7 +359,7 @@ def _refuse_thin_classes(
     if not thin:
         return
     shown = ", ".join(f"{k!r} with {after} of its {before}" for k, (before, after) in thin.items())
-    raise CLIError(
+    raise ThinClassesError(
         f"dropping the {n_rows} row(s) with missing values would leave class(es) {shown} "
         f"row(s); {method} needs at least {min_per_class} per class. Pass --missing impute "
         "(SimpleImputer inside the model), or use a method that takes missing values "
