@@ -390,3 +390,18 @@ def test_boosted_refuses_at_once_an_exact_fit_forced_by_missing_values(monkeypat
     assert BoostedImmigrate(n_estimators=2).fit(X, codes).n_neighbors_ is None
     monkeypatch.setattr(_neighbours, "MISSING_EXACT_MAX_WORK", 1e6)
     assert BoostedImmigrate(n_estimators=2, n_neighbors=None).fit(X, codes).n_neighbors_ is None
+
+
+def test_immigrate_refuses_at_once_an_exact_fit_forced_by_missing_values(monkeypatch):
+    X, codes, _, _ = _problem(n=60, a=4, n_classes=2, seed=5)
+    X = X.copy()
+    X[3, 1] = np.nan
+    monkeypatch.setattr(_neighbours, "EXACT_MAX_SAMPLES", 10)
+    monkeypatch.setattr(_neighbours, "MISSING_EXACT_MAX_WORK", 1e5)
+    with pytest.raises(ValueError, match=r"Immigrate: X has missing values.*n_neighbors=None"):
+        Immigrate().fit(X, codes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert Immigrate(n_neighbors=None).fit(X, codes).n_neighbors_ is None
+        monkeypatch.setattr(_neighbours, "MISSING_EXACT_MAX_WORK", 1e12)
+        assert Immigrate().fit(X, codes).n_neighbors_ is None

@@ -89,7 +89,9 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         exact all-pairs method of the paper. ``"auto"``: exact up to 1,000
         samples while ``N^2 A^2 <= 2e9`` (every data set of the paper), else
         ``k = 1e9 / (N A^2)`` clipped to [10, 100] (see Notes).
-        Data with missing values always run exact.
+        Data with missing values always run exact; when ``"auto"`` would
+        truncate and the exact fit needs more than 2e11 multiply-adds
+        (``max_iter * N^2 A^2``), ``fit`` refuses at once and says what to change.
     n_features_to_select : int, float or None, default=None
         Features kept by ``transform``: that many of the largest diagonal
         weights (an int), that fraction of the features (a float in (0, 1]),

@@ -36,6 +36,7 @@ from localselect.margin._neighbours import (
     Neighbours,
     auto_neighbors,
     build_neighbours,
+    check_exact_with_missing,
     dropped_weight_bound,
     immigrate_step_truncated,
 )
@@ -437,10 +438,13 @@ def immigrate_fit(
     Xk = X[:, features]
     if neighbours is None:
         k = n_neighbors
+        missing = bool(np.isnan(Xk).any())
         if k == "auto":
             k = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=neighbour_budget)
+            if k is not None and missing:
+                check_exact_with_missing("Immigrate", Xk.shape[0], Xk.shape[1], max_iter)
         # Missing values: the neighbour search needs complete rows, so run exact.
-        if k is not None and not np.isnan(Xk).any():
+        if k is not None and not missing:
             neighbours = build_neighbours(Xk, codes, int(codes.max()) + 1, int(k), n_jobs=n_jobs)
     sub_im4e = None if im4e_weights is None else im4e_weights[features]
     W0 = initial_matrix(init, len(features), rng, sub_im4e)
