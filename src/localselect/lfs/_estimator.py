@@ -17,7 +17,7 @@ from localselect._docstrings import fill_doc
 from localselect._parallel import local_threads
 from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
-from localselect.lfs._core import fit_iteration
+from localselect.lfs._core import ensure_compiled, fit_iteration
 from localselect.lfs._decide import query_subsets
 from localselect.lfs._regions import nn_votes
 from localselect.lfs._select import nearest_candidates, pool_wins
@@ -294,6 +294,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         )
         support = np.zeros((n, m), dtype=bool)
         threads = effective_n_jobs(self.n_jobs)
+        ensure_compiled(self.verbose, logger)
         self.n_iter_ = 0
         with progress_task(
             self.tau * n,
