@@ -48,7 +48,13 @@ from numpy.typing import NDArray
 from localselect._parallel import Parallel, delayed
 from localselect._progress import progress_task
 
-__all__ = ["COMPILE_MESSAGE", "IterationResult", "ensure_compiled", "fit_iteration", "subset_table"]
+__all__ = [
+    "COMPILE_MESSAGE",
+    "IterationResult",
+    "ensure_compiled",
+    "fit_iteration",
+    "subset_table",
+]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -936,7 +942,7 @@ def _cached_on_disk() -> bool:
     """Whether numba's disk cache holds a compiled :func:`_fit_block` for this source."""
     try:  # numba's cache index (private API): empty when missing or stale
         return bool(_fit_block._cache._cache_file._load_index())
-    except Exception:  # noqa: BLE001 - an unknown numba layout: assume cold
+    except Exception:
         return False
 
 

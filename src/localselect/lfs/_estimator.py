@@ -19,7 +19,6 @@ from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
 from localselect.lfs._core import ensure_compiled, fit_iteration
 from localselect.lfs._decide import query_subsets
-from localselect.lfs._regions import nn_votes
 from localselect.lfs._select import nearest_candidates, pool_wins
 from localselect.lfs._weights import subspace_sq_distances
 
@@ -395,7 +394,9 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
             if none.size:  # no region votes: every region by its neighbour rule alone
                 nearest = np.zeros((none.size, n_classes))
                 for feats, reps in groups:
-                    wins = pool_wins(Q[none], self.X_fit_, self.y_fit_, pool[none], feats, n_classes)
+                    wins = pool_wins(
+                        Q[none], self.X_fit_, self.y_fit_, pool[none], feats, n_classes
+                    )
                     nearest += wins * np.bincount(self.y_fit_[reps], minlength=n_classes)
                 sphere[none] = nearest
             S[start : start + Q.shape[0]] = sphere / eta
