@@ -38,7 +38,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from joblib.parallel import get_active_backend
@@ -941,7 +941,8 @@ COMPILE_MESSAGE = "compiling the LFS core once (about a minute; cached afterward
 def _cached_on_disk() -> bool:
     """Whether numba's disk cache holds a compiled :func:`_fit_block` for this source."""
     try:  # numba's cache index (private API): empty when missing or stale
-        return bool(_fit_block._cache._cache_file._load_index())
+        cache: Any = _fit_block._cache  # type: ignore[attr-defined]
+        return bool(cache._cache_file._load_index())
     except Exception:
         return False
 
