@@ -80,12 +80,14 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     n_candidates : "auto", int or None, default="auto"
         ``None`` runs the exact method: every training point enters each
         representative's weights (eq. (10)), distances ``a``, ``b`` (eq. (5)),
-        radius and leave-one-out score. An integer restricts all of these, and
-        the neighbour rule of eq. (11) at prediction, to the representative's
-        candidates: its ``n_candidates`` nearest training points of every
-        class (full-space Euclidean distance, found once). With
-        ``n_candidates`` at least the largest class size the result equals the
-        exact method's (up to rounding). ``"auto"`` is the exact method up to
+        radius and leave-one-out score. An integer restricts all of these to
+        the representative's candidates: its ``n_candidates`` nearest training
+        points of every class (full-space Euclidean distance, found once); the
+        neighbour rule of eq. (11) at prediction then searches the query's
+        ``n_candidates * n_classes`` nearest training points of any class
+        (which keeps the classes' local proportions). With ``n_candidates`` at
+        least the largest class size the result equals the exact method's (up
+        to rounding). ``"auto"`` is the exact method up to
         1,000 training samples (every data set of the paper, so their results
         are the exact method's) and ``n_candidates=50`` beyond, where the
         exact method's O(N^2) work per iteration no longer fits a default
