@@ -187,6 +187,7 @@ class _Recorder:
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_progress_counts_representatives(n_jobs):
     X, y = _small(14, n=60, m=6)
+    C.ensure_compiled()  # a cold numba cache would report its compile task first
     rec = _Recorder()
     with listen(rec):
         est = LocalFeatureSelection(alpha=2, n_beta=4, tau=3, n_jobs=n_jobs).fit(X, y)
@@ -194,6 +195,36 @@ def test_progress_counts_representatives(n_jobs):
     updates = [done for kind, done in rec.events if kind == "update"]
     assert len(updates) > 1 and updates == sorted(updates)
     assert rec.events[-1] == ("finish", est.n_iter_ * 60)
+
+
+def test_a_cold_compile_is_reported_once(monkeypatch, caplog):
+    """Issue #16: with numba's cache cold, the fit logs and shows that it compiles."""
+    X, y = _small(16, n=20, m=4)
+    LocalFeatureSelection(alpha=2, n_beta=3).fit(X, y)  # compiled in this process
+    assert C.ensure_compiled() is False
+    real = C._fit_block
+
+    class Cold:  # the compiled kernel, seen as neither in memory nor on disk
+        signatures: list = []
+        calls = 0
+
+        def __call__(self, *args):
+            import time
+
+            if self.calls == 0:
+                time.sleep(1.2)  # a slow "compile": long enough for the status ticker
+            self.calls += 1
+            return real(*args)
+
+    monkeypatch.setattr(C, "_fit_block", Cold())
+    monkeypatch.setattr(C, "_cached_on_disk", lambda: False)
+    rec = _Recorder()
+    with listen(rec), caplog.at_level("INFO", logger="localselect.lfs._estimator"):
+        est = LocalFeatureSelection(alpha=2, n_beta=3, verbose=1).fit(X, y)
+    assert caplog.messages.count(C.COMPILE_MESSAGE) == 1
+    assert rec.events[0] == ("start", None)  # the compile task, before the fit's
+    assert ("update", 0) in rec.events
+    assert ("start", est.tau * 20) in rec.events  # then the fit's own task
 
 
 def test_auto_switches_to_nearest_candidates_past_the_threshold(monkeypatch):

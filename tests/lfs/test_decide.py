@@ -27,8 +27,9 @@ def _reference(est, Q, rule):
             ratio[i] = np.sqrt(((q[f] - est.X_fit_[i, f]) ** 2).sum()) / est.radii_[i]
             if est.candidates_ is None:
                 pts = np.arange(N)
-            else:
-                pts = est.candidates_[i][est.candidates_[i] >= 0]
+            else:  # the query's n_candidates * n_classes nearest training points
+                k = min(N, est.n_candidates_ * n_classes)
+                pts = np.argsort(((q - est.X_fit_) ** 2).sum(axis=1), kind="stable")[:k]
             d = ((q[f] - est.X_fit_[pts][:, f]) ** 2).sum(axis=1)
             near = pts[d <= d.min()]
             same = int((est.y_fit_[near] == est.y_fit_[i]).sum())

@@ -35,9 +35,10 @@ Nothing here validates user input.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from joblib.parallel import get_active_backend
@@ -45,8 +46,15 @@ from numba import njit
 from numpy.typing import NDArray
 
 from localselect._parallel import Parallel, delayed
+from localselect._progress import progress_task
 
-__all__ = ["IterationResult", "fit_iteration", "subset_table"]
+__all__ = [
+    "COMPILE_MESSAGE",
+    "IterationResult",
+    "ensure_compiled",
+    "fit_iteration",
+    "subset_table",
+]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -924,3 +932,58 @@ def fit_iteration(
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     return IterationResult(out_support, radii, betas, scores, int(n_iter.sum()))
+
+
+#: What a fit reports while numba compiles the core (first use after installing).
+COMPILE_MESSAGE = "compiling the LFS core once (about a minute; cached afterwards)"
+
+
+def _cached_on_disk() -> bool:
+    """Whether numba's disk cache holds a compiled :func:`_fit_block` for this source."""
+    try:  # numba's cache index (private API): empty when missing or stale
+        cache: Any = _fit_block._cache  # type: ignore[attr-defined]
+        return bool(cache._cache_file._load_index())
+    except Exception:
+        return False
+
+
+def ensure_compiled(verbose: int = 0, logger=None) -> bool:
+    """Compile the core before a fit when numba's cache is cold, and say so.
+
+    The first fit after installing (or after an edit of this module) compiles
+    :func:`_fit_block` and everything it calls, about a minute of CPU time.
+    When neither this process nor the disk cache has it, this logs
+    :data:`COMPILE_MESSAGE` at INFO (``verbose >= 1``) and compiles on a tiny
+    problem inside a progress task of that name, which the command line
+    shows as a status line with the elapsed time. Otherwise it does nothing
+    (a cached core loads in a few seconds on the first call).
+
+    Returns
+    -------
+    compiled : bool
+        Whether this call compiled the core.
+    """
+    if _fit_block.signatures or _cached_on_disk():
+        return False
+    if verbose >= 1 and logger is not None:
+        logger.info(COMPILE_MESSAGE)
+    X = np.array([[0.0, 1.0], [0.5, 0.0], [2.0, 1.5], [2.5, 3.0]])
+    y = np.array([0, 0, 1, 1])
+    done = threading.Event()
+    with progress_task(None, COMPILE_MESSAGE, unit="", verbose=0, logger=logger) as task:
+
+        def tick() -> None:  # listeners draw a task only when it reports
+            while not done.wait(0.5):
+                task.advance(0)
+
+        ticker = threading.Thread(target=tick, daemon=True)
+        ticker.start()
+        try:
+            fit_iteration(
+                X, y, np.zeros(X.shape, dtype=bool), None, np.zeros(4, dtype=np.int64),
+                alpha=1, gamma=0.2, sigma=1.0, n_beta=2, rounding="exact", n_rounding=1,
+            )  # fmt: skip
+        finally:
+            done.set()
+            ticker.join()
+    return True

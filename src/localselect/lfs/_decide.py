@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from localselect.lfs._select import pool_wins
 from localselect.lfs._weights import subspace_sq_distances
 
 __all__ = ["QuerySubsets", "query_subsets"]
@@ -90,24 +91,28 @@ def _block_exact(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray, Boo
 def _block_candidates(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray, BoolArray]:
     """As :func:`_block_exact` with the nearest-candidate neighbour rule.
 
-    Votes are computed where they count: for the regions whose sphere holds
-    the query, and for every region when none of those votes (the fallback).
+    The neighbours of a query are searched among its own candidate pool
+    (``est._query_pools``). Votes are computed where they count: for the
+    queries inside some sphere of a group of regions, and for every region
+    when none of a query's spheres votes (the fallback).
     """
     n_train = est.X_fit_.shape[0]
+    n_classes = est.classes_.size
+    pool = est._query_pools(Q)
     ratio = np.full((Q.shape[0], n_train), np.inf)
+    votes = np.zeros(ratio.shape, dtype=bool)
     for feats, reps in groups:
         sq = subspace_sq_distances(Q[:, feats], est.X_fit_[reps][:, feats])
         ratio[:, reps] = np.sqrt(sq) / est.radii_[reps]
-    votes = np.zeros(ratio.shape, dtype=bool)
-    inside = ratio <= 1.0
-    for i in np.flatnonzero(inside.any(axis=0)):
-        rows = np.flatnonzero(inside[:, i])
-        votes[rows, i] = est._region_votes(Q, i, rows)
-    none = np.flatnonzero(~(votes & inside).any(axis=1))
+        rows = np.flatnonzero((ratio[:, reps] <= 1.0).any(axis=1))
+        if rows.size:
+            wins = pool_wins(Q[rows], est.X_fit_, est.y_fit_, pool[rows], feats, n_classes)
+            votes[np.ix_(rows, reps)] = wins[:, est.y_fit_[reps]]
+    none = np.flatnonzero(~(votes & (ratio <= 1.0)).any(axis=1))
     if none.size:
-        for _, reps in groups:
-            for i in reps:
-                votes[none, i] = est._region_votes(Q, i, none)
+        for feats, reps in groups:
+            wins = pool_wins(Q[none], est.X_fit_, est.y_fit_, pool[none], feats, n_classes)
+            votes[np.ix_(none, reps)] = wins[:, est.y_fit_[reps]]
     return ratio, votes
 
 

@@ -8,17 +8,18 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._parallel import local_threads
 from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
-from localselect.lfs._core import fit_iteration
+from localselect.lfs._core import ensure_compiled, fit_iteration
 from localselect.lfs._decide import query_subsets
-from localselect.lfs._regions import nn_votes
-from localselect.lfs._select import nearest_candidates
+from localselect.lfs._select import nearest_candidates, pool_wins
 from localselect.lfs._weights import subspace_sq_distances
 
 __all__ = ["LocalFeatureSelection"]
@@ -79,12 +80,14 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     n_candidates : "auto", int or None, default="auto"
         ``None`` runs the exact method: every training point enters each
         representative's weights (eq. (10)), distances ``a``, ``b`` (eq. (5)),
-        radius and leave-one-out score. An integer restricts all of these, and
-        the neighbour rule of eq. (11) at prediction, to the representative's
-        candidates: its ``n_candidates`` nearest training points of every
-        class (full-space Euclidean distance, found once). With
-        ``n_candidates`` at least the largest class size the result equals the
-        exact method's (up to rounding). ``"auto"`` is the exact method up to
+        radius and leave-one-out score. An integer restricts all of these to
+        the representative's candidates: its ``n_candidates`` nearest training
+        points of every class (full-space Euclidean distance, found once); the
+        neighbour rule of eq. (11) at prediction then searches the query's
+        ``n_candidates * n_classes`` nearest training points of any class
+        (which keeps the classes' local proportions). With ``n_candidates`` at
+        least the largest class size the result equals the exact method's (up
+        to rounding). ``"auto"`` is the exact method up to
         1,000 training samples (every data set of the paper, so their results
         are the exact method's) and ``n_candidates=50`` beyond, where the
         exact method's O(N^2) work per iteration no longer fits a default
@@ -292,6 +295,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         )
         support = np.zeros((n, m), dtype=bool)
         threads = effective_n_jobs(self.n_jobs)
+        ensure_compiled(self.verbose, logger)
         self.n_iter_ = 0
         with progress_task(
             self.tau * n,
@@ -353,36 +357,49 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         inverse = inverse.ravel()
         return [(np.flatnonzero(row), active[inverse == g]) for g, row in enumerate(uniq)]
 
-    def _region_votes(self, Q, i, rows):
-        """Whether region ``i``'s neighbour rule votes for its class, for queries ``rows``.
+    def _query_pools(self, Q):
+        """Each query's candidate pool for the neighbour rule of eq. (11).
 
-        Nearest-candidate form of eq. (11): the nearest of the region's
-        candidate points (``candidates_[i]``) in its subspace.
+        Nearest-candidate method: the query's ``n_candidates_ * n_classes``
+        nearest training points of any class (full-space Euclidean distance;
+        all of them when there are fewer), so the pool keeps the classes'
+        local proportions as the exact rule's search over every point does.
         """
-        feats = np.flatnonzero(self.local_support_[i])
-        U = self.candidates_[i]
-        U = U[U >= 0]
-        sq = subspace_sq_distances(Q[rows][:, feats], self.X_fit_[U][:, feats])
-        return nn_votes(sq, self.y_fit_[U] == self.y_fit_[i])
+        n_fit = self.X_fit_.shape[0]
+        k = min(n_fit, int(self.n_candidates_) * self.classes_.size)
+        cached = self.__dict__.get("_pool_index")
+        if cached is None or cached[0] is not self.X_fit_:
+            cached = (self.X_fit_, NearestNeighbors(n_jobs=self.n_jobs).fit(self.X_fit_))
+            self.__dict__["_pool_index"] = cached
+        with local_threads():
+            return cached[1].kneighbors(Q, n_neighbors=k, return_distance=False)
 
     def _similarities_candidates(self, X, eta):
         n_classes = self.classes_.size
-        active = np.flatnonzero(self.local_support_.any(axis=1))
+        groups = self._groups()
         S = np.empty((X.shape[0], n_classes))
         for start in range(0, X.shape[0], _QUERY_BLOCK):
             Q = X[start : start + _QUERY_BLOCK]
+            pool = self._query_pools(Q)
             sphere = np.zeros((Q.shape[0], n_classes))
-            for i in active:
-                feats = np.flatnonzero(self.local_support_[i])
-                sq = subspace_sq_distances(Q[:, feats], self.X_fit_[i : i + 1, feats])[:, 0]
-                rows = np.flatnonzero(np.sqrt(sq) <= self.radii_[i])
-                if rows.size:
-                    sphere[rows, self.y_fit_[i]] += self._region_votes(Q, i, rows)
+            for feats, reps in groups:
+                sq = subspace_sq_distances(Q[:, feats], self.X_fit_[reps][:, feats])
+                inside = np.sqrt(sq) <= self.radii_[reps]
+                rows = np.flatnonzero(inside.any(axis=1))
+                if rows.size == 0:
+                    continue
+                wins = pool_wins(Q[rows], self.X_fit_, self.y_fit_, pool[rows], feats, n_classes)
+                for c in range(n_classes):
+                    held = inside[rows][:, self.y_fit_[reps] == c].sum(axis=1)
+                    sphere[rows, c] += wins[:, c] * held
             none = np.flatnonzero(~sphere.any(axis=1))
             if none.size:  # no region votes: every region by its neighbour rule alone
                 nearest = np.zeros((none.size, n_classes))
-                for i in active:
-                    nearest[:, self.y_fit_[i]] += self._region_votes(Q, i, none)
+                for feats, reps in groups:
+                    wins = pool_wins(
+                        Q[none], self.X_fit_, self.y_fit_, pool[none], feats, n_classes
+                    )
+                    nearest += wins * np.bincount(self.y_fit_[reps], minlength=n_classes)
                 sphere[none] = nearest
             S[start : start + Q.shape[0]] = sphere / eta
         return S
