@@ -10,6 +10,8 @@ against the loops of :mod:`._reference`, stay here to check it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 from sklearn import get_config
@@ -17,6 +19,7 @@ from sklearn import get_config
 from localselect._pairwise import default_block_memory, row_chunks
 from localselect._parallel import Parallel, delayed
 from localselect._typing import BoolArray, FloatArray, IntArray
+from localselect.lfs import _decide
 from localselect.lfs._regions import nn_votes
 from localselect.lfs._weights import subspace_sq_distances
 
@@ -365,3 +368,95 @@ def local_score(
     dr = int(np.count_nonzero(classified & same[inside]))
     far = int(np.count_nonzero(classified & ~same[inside]))
     return r, dr / n_same - far / (same.size - n_same)
+
+
+def pool_wins(
+    Q: FloatArray,
+    X_fit: FloatArray,
+    y_fit: NDArray[np.intp],
+    pool: NDArray[np.intp],
+    feats: NDArray[np.intp],
+    n_classes: int,
+) -> NDArray[np.bool_]:
+    """The neighbour rule of eq. (11) with each query's own candidate pool.
+
+    For each query ``Q[q]``, the training points ``pool[q]`` nearest to it in
+    the subspace ``feats`` (every point at the minimum squared distance, summed
+    feature after feature as :func:`~localselect.lfs._weights.subspace_sq_distances`
+    does); class ``c`` wins when strictly more of them are of class ``c`` than
+    not. A region of class ``c`` with subset ``feats`` votes for ``c`` exactly
+    where ``c`` wins, so one call serves every region with that subset.
+
+    Returns
+    -------
+    wins : ndarray of shape (n_queries, n_classes), dtype=bool
+    """
+    sq = np.zeros(pool.shape)
+    for f in feats:
+        diff = Q[:, f][:, None] - X_fit[pool, f]
+        sq += diff * diff
+    tied = sq <= sq.min(axis=1, keepdims=True)
+    cls = y_fit[pool]
+    per_class = np.stack([(tied & (cls == c)).sum(axis=1) for c in range(n_classes)], axis=1)
+    return per_class > tied.sum(axis=1, keepdims=True) - per_class
+
+
+def similarities_candidates(est: Any, X: FloatArray, eta: FloatArray) -> FloatArray:
+    """The nearest-candidate ``S_c`` of eq. (11) (numpy reference of
+    :func:`localselect.lfs._candidate_votes.candidate_sphere_votes`)."""
+    n_classes = est.classes_.size
+    groups = _decide._groups(np.asarray(est.local_support_, dtype=bool))
+    S = np.empty((X.shape[0], n_classes))
+    for start in range(0, X.shape[0], 1024):
+        Q = X[start : start + 1024]
+        pool = est._query_pools(Q)
+        sphere = np.zeros((Q.shape[0], n_classes))
+        for feats, reps in groups:
+            sq = subspace_sq_distances(Q[:, feats], est.X_fit_[reps][:, feats])
+            inside = np.sqrt(sq) <= est.radii_[reps]
+            rows = np.flatnonzero(inside.any(axis=1))
+            if rows.size == 0:
+                continue
+            wins = pool_wins(Q[rows], est.X_fit_, est.y_fit_, pool[rows], feats, n_classes)
+            for c in range(n_classes):
+                held = inside[rows][:, est.y_fit_[reps] == c].sum(axis=1)
+                sphere[rows, c] += wins[:, c] * held
+        none = np.flatnonzero(~sphere.any(axis=1))
+        if none.size:  # no region votes: every region by its neighbour rule alone
+            nearest = np.zeros((none.size, n_classes))
+            for feats, reps in groups:
+                wins = pool_wins(Q[none], est.X_fit_, est.y_fit_, pool[none], feats, n_classes)
+                nearest += wins * np.bincount(est.y_fit_[reps], minlength=n_classes)
+            sphere[none] = nearest
+        S[start : start + Q.shape[0]] = sphere / eta
+    return S
+
+
+def block_candidates(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray, BoolArray]:
+    """Numpy reference of :func:`localselect.lfs._candidate_votes.candidate_ratio_votes`.
+
+    As :func:`localselect.lfs._decide._block_exact` with the nearest-candidate rule.
+
+    The neighbours of a query are searched among its own candidate pool
+    (``est._query_pools``). Votes are computed where they count: for the
+    queries inside some sphere of a group of regions, and for every region
+    when none of a query's spheres votes (the fallback).
+    """
+    n_train = est.X_fit_.shape[0]
+    n_classes = est.classes_.size
+    pool = est._query_pools(Q)
+    ratio = np.full((Q.shape[0], n_train), np.inf)
+    votes = np.zeros(ratio.shape, dtype=bool)
+    for feats, reps in groups:
+        sq = subspace_sq_distances(Q[:, feats], est.X_fit_[reps][:, feats])
+        ratio[:, reps] = np.sqrt(sq) / est.radii_[reps]
+        rows = np.flatnonzero((ratio[:, reps] <= 1.0).any(axis=1))
+        if rows.size:
+            wins = pool_wins(Q[rows], est.X_fit_, est.y_fit_, pool[rows], feats, n_classes)
+            votes[np.ix_(rows, reps)] = wins[:, est.y_fit_[reps]]
+    none = np.flatnonzero(~(votes & (ratio <= 1.0)).any(axis=1))
+    if none.size:
+        for feats, reps in groups:
+            wins = pool_wins(Q[none], est.X_fit_, est.y_fit_, pool[none], feats, n_classes)
+            votes[np.ix_(none, reps)] = wins[:, est.y_fit_[reps]]
+    return ratio, votes

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from localselect.lfs._select import pool_wins
+from localselect.lfs._candidate_votes import candidate_ratio_votes, kernel_args
 from localselect.lfs._weights import subspace_sq_distances
 
 __all__ = ["QuerySubsets", "query_subsets"]
@@ -94,25 +94,17 @@ def _block_candidates(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray
     The neighbours of a query are searched among its own candidate pool
     (``est._query_pools``). Votes are computed where they count: for the
     queries inside some sphere of a group of regions, and for every region
-    when none of a query's spheres votes (the fallback).
+    when none of a query's spheres votes (the fallback); compiled in
+    :func:`localselect.lfs._candidate_votes.candidate_ratio_votes`.
     """
     n_train = est.X_fit_.shape[0]
-    n_classes = est.classes_.size
-    pool = est._query_pools(Q)
+    flat = est._flat_groups()
+    ratio_t, votes_t = candidate_ratio_votes(*kernel_args(est, Q, est._query_pools(Q), flat))
+    reps = flat[1]
     ratio = np.full((Q.shape[0], n_train), np.inf)
     votes = np.zeros(ratio.shape, dtype=bool)
-    for feats, reps in groups:
-        sq = subspace_sq_distances(Q[:, feats], est.X_fit_[reps][:, feats])
-        ratio[:, reps] = np.sqrt(sq) / est.radii_[reps]
-        rows = np.flatnonzero((ratio[:, reps] <= 1.0).any(axis=1))
-        if rows.size:
-            wins = pool_wins(Q[rows], est.X_fit_, est.y_fit_, pool[rows], feats, n_classes)
-            votes[np.ix_(rows, reps)] = wins[:, est.y_fit_[reps]]
-    none = np.flatnonzero(~(votes & (ratio <= 1.0)).any(axis=1))
-    if none.size:
-        for feats, reps in groups:
-            wins = pool_wins(Q[none], est.X_fit_, est.y_fit_, pool[none], feats, n_classes)
-            votes[np.ix_(none, reps)] = wins[:, est.y_fit_[reps]]
+    ratio[:, reps] = ratio_t
+    votes[:, reps] = votes_t
     return ratio, votes
 
 

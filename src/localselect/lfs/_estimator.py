@@ -17,9 +17,14 @@ from localselect._docstrings import fill_doc
 from localselect._parallel import local_threads
 from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
+from localselect.lfs._candidate_votes import (
+    candidate_sphere_votes,
+    kernel_args,
+    subset_groups,
+)
 from localselect.lfs._core import ensure_compiled, fit_iteration
 from localselect.lfs._decide import query_subsets
-from localselect.lfs._select import nearest_candidates, pool_wins
+from localselect.lfs._select import nearest_candidates
 from localselect.lfs._weights import subspace_sq_distances
 
 __all__ = ["LocalFeatureSelection"]
@@ -374,34 +379,22 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         with local_threads():
             return cached[1].kneighbors(Q, n_neighbors=k, return_distance=False)
 
+    def _flat_groups(self):
+        """``subset_groups`` of ``local_support_`` (:mod:`._candidate_votes`), cached."""
+        cached = self.__dict__.get("_flat_groups_cache")
+        if cached is None or cached[0] is not self.local_support_:
+            groups = subset_groups(np.asarray(self.local_support_, dtype=bool))
+            cached = (self.local_support_, groups)
+            self.__dict__["_flat_groups_cache"] = cached
+        return cached[1]
+
     def _similarities_candidates(self, X, eta):
-        n_classes = self.classes_.size
-        groups = self._groups()
-        S = np.empty((X.shape[0], n_classes))
+        groups = self._flat_groups()
+        S = np.empty((X.shape[0], self.classes_.size))
         for start in range(0, X.shape[0], _QUERY_BLOCK):
             Q = X[start : start + _QUERY_BLOCK]
-            pool = self._query_pools(Q)
-            sphere = np.zeros((Q.shape[0], n_classes))
-            for feats, reps in groups:
-                sq = subspace_sq_distances(Q[:, feats], self.X_fit_[reps][:, feats])
-                inside = np.sqrt(sq) <= self.radii_[reps]
-                rows = np.flatnonzero(inside.any(axis=1))
-                if rows.size == 0:
-                    continue
-                wins = pool_wins(Q[rows], self.X_fit_, self.y_fit_, pool[rows], feats, n_classes)
-                for c in range(n_classes):
-                    held = inside[rows][:, self.y_fit_[reps] == c].sum(axis=1)
-                    sphere[rows, c] += wins[:, c] * held
-            none = np.flatnonzero(~sphere.any(axis=1))
-            if none.size:  # no region votes: every region by its neighbour rule alone
-                nearest = np.zeros((none.size, n_classes))
-                for feats, reps in groups:
-                    wins = pool_wins(
-                        Q[none], self.X_fit_, self.y_fit_, pool[none], feats, n_classes
-                    )
-                    nearest += wins * np.bincount(self.y_fit_[reps], minlength=n_classes)
-                sphere[none] = nearest
-            S[start : start + Q.shape[0]] = sphere / eta
+            votes = candidate_sphere_votes(*kernel_args(self, Q, self._query_pools(Q), groups))
+            S[start : start + Q.shape[0]] = votes / eta
         return S
 
     @fill_doc

@@ -13,7 +13,7 @@ from sklearn.neighbors import NearestNeighbors
 from localselect._parallel import local_threads
 from localselect._typing import FloatArray
 
-__all__ = ["nearest_candidates", "pool_wins"]
+__all__ = ["nearest_candidates"]
 
 
 def nearest_candidates(
@@ -64,34 +64,3 @@ def nearest_candidates(
     universe = np.take_along_axis(universe, np.argsort(key, axis=1, kind="stable"), axis=1)
     used = (universe >= 0).sum(axis=0) > 0
     return universe[:, used]
-
-
-def pool_wins(
-    Q: FloatArray,
-    X_fit: FloatArray,
-    y_fit: NDArray[np.intp],
-    pool: NDArray[np.intp],
-    feats: NDArray[np.intp],
-    n_classes: int,
-) -> NDArray[np.bool_]:
-    """The neighbour rule of eq. (11) with each query's own candidate pool.
-
-    For each query ``Q[q]``, the training points ``pool[q]`` nearest to it in
-    the subspace ``feats`` (every point at the minimum squared distance, summed
-    feature after feature as :func:`~localselect.lfs._weights.subspace_sq_distances`
-    does); class ``c`` wins when strictly more of them are of class ``c`` than
-    not. A region of class ``c`` with subset ``feats`` votes for ``c`` exactly
-    where ``c`` wins, so one call serves every region with that subset.
-
-    Returns
-    -------
-    wins : ndarray of shape (n_queries, n_classes), dtype=bool
-    """
-    sq = np.zeros(pool.shape)
-    for f in feats:
-        diff = Q[:, f][:, None] - X_fit[pool, f]
-        sq += diff * diff
-    tied = sq <= sq.min(axis=1, keepdims=True)
-    cls = y_fit[pool]
-    per_class = np.stack([(tied & (cls == c)).sum(axis=1) for c in range(n_classes)], axis=1)
-    return per_class > tied.sum(axis=1, keepdims=True) - per_class
