@@ -42,6 +42,8 @@ def test_fitted_attributes(fitted, problem):
     assert fitted.scores_.shape == (n, m) and np.all((fitted.scores_ >= 0) & (fitted.scores_ <= 1))
     obs = fitted.observation_indices_
     assert obs.size >= 1 and len(np.unique(obs)) == obs.size
+    # min_observations=100 of the 128 candidates (160 samples, 32 held out)
+    assert obs.size >= 100
     assert not np.intersect1d(obs, fitted.holdout_indices_).size
     assert fitted.holdout_indices_.size == round(0.2 * n)
     assert fitted.local_support_.shape == (n, m) and fitted.local_support_.any(axis=1).all()
@@ -162,6 +164,7 @@ def test_strings_pandas_constant_and_discrete_features():
         ({"reference_std": np.inf}, "reference_std"),
         ({"reference_mean": np.nan}, "reference_mean"),
         ({"n_medoids": 200}, "n_medoids=200 exceeds"),
+        ({"min_observations": 0}, "min_observations"),
         ({"init_hyperparameters": [1.0, -1.0, 0.1]}, "3 positive finite numbers"),
         ({"discrete_features": [0, 9]}, r"indices must lie in \[0, 8\)"),
         ({"discrete_features": np.ones(3, bool)}, r"shape \(8,\)"),

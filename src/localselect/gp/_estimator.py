@@ -109,6 +109,13 @@ class GPLocalFeatureSelection(
         Fraction of the training samples held out to decide when to stop adding
         observations (sec. 4.2.1); they are never observations. ``0`` disables
         the rule (then ``max_observations`` points are taken).
+    min_observations : int, default=100
+        Lower bound on the observation points kept by the held-out MSE rule
+        (capped by the candidates and ``max_observations``): the rule compares
+        only prefixes of at least this many points. Not in the paper: on
+        Algorithm 3's data the rule alone stopped at 10-17 points in 2 of 10
+        folds, where the GP mean then ranked the true subspace's features far
+        worse (see Notes).
     n_medoids : int, default=None
         If set, only this many k-medoids centres of the non-held-out samples are
         candidate observation points (sec. 4.5; the paper used 1000 on Isolet).
@@ -313,6 +320,7 @@ class GPLocalFeatureSelection(
         "reference_mean": [Interval(Real, None, None, closed="neither")],
         "reference_std": [Interval(Real, 0, None, closed="neither")],
         "max_observations": [Interval(Integral, 1, None, closed="left"), None],
+        "min_observations": [Interval(Integral, 1, None, closed="left")],
         "holdout_fraction": [Interval(Real, 0, 1, closed="left")],
         "n_medoids": [Interval(Integral, 1, None, closed="left"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -340,6 +348,7 @@ class GPLocalFeatureSelection(
         reference_mean=0.0,
         reference_std=0.1,
         max_observations=None,
+        min_observations=100,
         holdout_fraction=0.2,
         n_medoids=None,
         max_iter=20,
@@ -360,6 +369,7 @@ class GPLocalFeatureSelection(
         self.reference_mean = reference_mean
         self.reference_std = reference_std
         self.max_observations = max_observations
+        self.min_observations = min_observations
         self.holdout_fraction = holdout_fraction
         self.n_medoids = n_medoids
         self.max_iter = max_iter
@@ -691,6 +701,7 @@ class GPLocalFeatureSelection(
                 Yc[hold],
                 hyper,
                 max_observations=self.max_observations,
+                min_observations=self.min_observations,
                 patience=_PATIENCE,
             )
             obs = candidates[sel.order[: sel.n_selected]]
