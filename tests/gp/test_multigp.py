@@ -122,7 +122,6 @@ def test_greedy_stops_and_keeps_the_best_prefix():
     assert all_sel.n_selected == all_sel.order.size == 7
 
 
-
 def test_greedy_min_observations_bounds_the_kept_prefix():
     # Same pure-noise case: the rule alone keeps few points; with a floor of 60 the
     # kept prefix is the best one among those of at least 60 points, and the
@@ -142,6 +141,7 @@ def test_greedy_min_observations_bounds_the_kept_prefix():
     # A floor above the candidates keeps them all.
     few = greedy_max_variance(X[cand[:30]], Y[cand[:30]], Xh, Yh, hyper, min_observations=500)
     assert few.n_selected == few.order.size == 30
+
 
 def test_jittered_cholesky_handles_singular_matrix():
     X = np.zeros((5, 2))  # identical points: rank-one covariance without noise

@@ -276,7 +276,13 @@ class GPLocalFeatureSelection(
     ``n_neighbors=8`` is the paper's K; ``reference_mean=0`` and
     ``reference_std=0.1`` are the paper's "low values" of ``y*``.
     ``holdout_fraction=0.2``, ``tol=1e-3`` and ``max_iter=20``: Algorithm 1
-    stops in 2-4 iterations on both data sets.
+    stops in 2-4 iterations on both data sets. ``min_observations=100``: on
+    Algorithm 3's data the held-out MSE rule alone kept 10-17 observations in
+    2 of 10 folds, where the GP means then ranked the generating features
+    far worse (top-``|S|`` precision 0.31-0.41 against 0.53-0.59 with all
+    training points observed; accuracy over the 10 folds 0.800 without the
+    bound, 0.816 with it); Breast Cancer and the UCI sets of docs/gp.md keep
+    hundreds of observations, unchanged.
 
     **Complexity.** Scores: time O(U^2 M L C) for U distinct values per
     feature (at most N), C classes and L labelings (the real labels, the
