@@ -105,10 +105,6 @@ class GPLocalFeatureSelection(
     max_observations : int, default=None
         Upper bound on the observation points of the GPs; ``None`` lets the
         held-out MSE rule decide (bounded by the number of candidates).
-    holdout_fraction : float, default=0.2
-        Fraction of the training samples held out to decide when to stop adding
-        observations (sec. 4.2.1); they are never observations. ``0`` disables
-        the rule (then ``max_observations`` points are taken).
     min_observations : int, default=100
         Lower bound on the observation points kept by the held-out MSE rule
         (capped by the candidates and ``max_observations``): the rule compares
@@ -116,6 +112,10 @@ class GPLocalFeatureSelection(
         Algorithm 3's data the rule alone stopped at 10-17 points in 2 of 10
         folds, where the GP mean then ranked the true subspace's features far
         worse (see Notes).
+    holdout_fraction : float, default=0.2
+        Fraction of the training samples held out to decide when to stop adding
+        observations (sec. 4.2.1); they are never observations. ``0`` disables
+        the rule (then ``max_observations`` points are taken).
     n_medoids : int, default=None
         If set, only this many k-medoids centres of the non-held-out samples are
         candidate observation points (sec. 4.5; the paper used 1000 on Isolet).
