@@ -42,8 +42,6 @@ def test_fitted_attributes(fitted, problem):
     assert fitted.scores_.shape == (n, m) and np.all((fitted.scores_ >= 0) & (fitted.scores_ <= 1))
     obs = fitted.observation_indices_
     assert obs.size >= 1 and len(np.unique(obs)) == obs.size
-    # min_observations=100 of the 128 candidates (160 samples, 32 held out)
-    assert obs.size >= 100
     assert not np.intersect1d(obs, fitted.holdout_indices_).size
     assert fitted.holdout_indices_.size == round(0.2 * n)
     assert fitted.local_support_.shape == (n, m) and fitted.local_support_.any(axis=1).all()
@@ -100,6 +98,13 @@ def test_results_do_not_depend_on_n_jobs_and_survive_pickle(problem):
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     c = pickle.loads(pickle.dumps(a))
     np.testing.assert_array_equal(a.get_local_support(X), c.get_local_support(X))
+
+
+def test_min_observations_is_the_floor_of_the_kept_observations(problem, fitted):
+    X, y, _ = problem
+    assert fitted.observation_indices_.size < 100  # the held-out rule alone keeps few here
+    est = GPLocalFeatureSelection(random_state=0, min_observations=100).fit(X, y)
+    assert est.observation_indices_.size >= 100  # of the 128 candidates (32 held out)
 
 
 def test_medoid_candidates(problem):

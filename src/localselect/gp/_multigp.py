@@ -353,13 +353,15 @@ def greedy_max_variance(
             mse.append(float(np.mean((pred_hold - Y_hold) ** 2)))
         else:
             mse.append(0.0)
-        if k + 1 >= floor and mse[-1] < best_mse:
+        if mse[-1] < best_mse:
             best_k, best_mse = k + 1, mse[-1]
         if Y_hold.size and k + 1 >= max(patience, floor) and best_k <= (k + 1) // 2:
             break
     n_added = k + 1 if budget else 0
     if not Y_hold.size:
         best_k = n_added
+    elif best_k < floor:
+        best_k = min(floor, n_added)
     return GreedySelection(order[:n_added].copy(), best_k, np.asarray(mse), np.asarray(top_var))
 
 
