@@ -100,6 +100,13 @@ def test_results_do_not_depend_on_n_jobs_and_survive_pickle(problem):
     np.testing.assert_array_equal(a.get_local_support(X), c.get_local_support(X))
 
 
+def test_min_observations_is_the_floor_of_the_kept_observations(problem, fitted):
+    X, y, _ = problem
+    assert fitted.observation_indices_.size < 100  # the held-out rule alone keeps few here
+    est = GPLocalFeatureSelection(random_state=0, min_observations=100).fit(X, y)
+    assert est.observation_indices_.size >= 100  # of the 128 candidates (32 held out)
+
+
 def test_medoid_candidates(problem):
     X, y, _ = problem
     est = GPLocalFeatureSelection(n_medoids=30, random_state=0).fit(X, y)
@@ -162,6 +169,7 @@ def test_strings_pandas_constant_and_discrete_features():
         ({"reference_std": np.inf}, "reference_std"),
         ({"reference_mean": np.nan}, "reference_mean"),
         ({"n_medoids": 200}, "n_medoids=200 exceeds"),
+        ({"min_observations": 0}, "min_observations"),
         ({"init_hyperparameters": [1.0, -1.0, 0.1]}, "3 positive finite numbers"),
         ({"discrete_features": [0, 9]}, r"indices must lie in \[0, 8\)"),
         ({"discrete_features": np.ones(3, bool)}, r"shape \(8,\)"),

@@ -122,6 +122,25 @@ def test_greedy_stops_and_keeps_the_best_prefix():
     assert all_sel.n_selected == all_sel.order.size == 7
 
 
+def test_greedy_min_observations_bounds_the_kept_prefix():
+    # Same pure-noise case: the rule alone keeps few points; with a floor of 60 the
+    # rule is checked from 60 points on and at least 60 are kept.
+    rng = np.random.default_rng(5)
+    X, Y = rng.normal(size=(200, 2)), rng.normal(size=(200, 3))
+    Xh, Yh = X[::4], Y[::4]
+    cand = np.setdiff1d(np.arange(200), np.arange(0, 200, 4))
+    hyper = np.array([1.0, 0.5, 0.01])
+    free = greedy_max_variance(X[cand], Y[cand], Xh, Yh, hyper)
+    assert free.n_selected < 30
+    sel = greedy_max_variance(X[cand], Y[cand], Xh, Yh, hyper, min_observations=60)
+    assert sel.n_selected == 60 == sel.order.size  # best prefix below 30: stop at 60
+    np.testing.assert_array_equal(sel.order[: free.order.size], free.order)
+    np.testing.assert_allclose(sel.mse[: free.mse.size], free.mse)
+    # A floor above the candidates keeps them all.
+    few = greedy_max_variance(X[cand[:30]], Y[cand[:30]], Xh, Yh, hyper, min_observations=500)
+    assert few.n_selected == few.order.size == 30
+
+
 def test_jittered_cholesky_handles_singular_matrix():
     X = np.zeros((5, 2))  # identical points: rank-one covariance without noise
     K = se_kernel(X, X, np.array([1.0, 1.0, 0.0]))

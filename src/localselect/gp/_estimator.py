@@ -105,6 +105,14 @@ class GPLocalFeatureSelection(
     max_observations : int, default=None
         Upper bound on the observation points of the GPs; ``None`` lets the
         held-out MSE rule decide (bounded by the number of candidates).
+    min_observations : int, default=1
+        Lower bound on the observation points Algorithm 1 keeps (capped by
+        the candidates and ``max_observations``); the held-out MSE rule is
+        checked from this many points on. Not in the paper. ``100`` helps on
+        Algorithm 3's data, where the rule alone kept 10-17 points in 2 of 10
+        folds, but lets the alternation with the hyperparameters settle on a
+        short length scale and all candidates as observations on
+        Waveform-40 (see Notes).
     holdout_fraction : float, default=0.2
         Fraction of the training samples held out to decide when to stop adding
         observations (sec. 4.2.1); they are never observations. ``0`` disables
@@ -269,7 +277,13 @@ class GPLocalFeatureSelection(
     ``n_neighbors=8`` is the paper's K; ``reference_mean=0`` and
     ``reference_std=0.1`` are the paper's "low values" of ``y*``.
     ``holdout_fraction=0.2``, ``tol=1e-3`` and ``max_iter=20``: Algorithm 1
-    stops in 2-4 iterations on both data sets.
+    stops in 2-4 iterations on both data sets. ``min_observations=1`` (the
+    rule alone): with 100, accuracy on Algorithm 3's data rose from 0.800 to
+    0.816 (10 folds; the rule alone had kept 10-17 points in 2 of them, and
+    the GP means then ranked the generating features far worse), but on
+    Waveform-40 (3,000 rows) Algorithm 1 then settled on a length scale of 5
+    instead of about 40 and on all 2,399 candidates as observations: fit 47
+    s of CPU against 2.2 s, accuracy 0.800 against 0.788.
 
     **Complexity.** Scores: time O(U^2 M L C) for U distinct values per
     feature (at most N), C classes and L labelings (the real labels, the
@@ -313,6 +327,7 @@ class GPLocalFeatureSelection(
         "reference_mean": [Interval(Real, None, None, closed="neither")],
         "reference_std": [Interval(Real, 0, None, closed="neither")],
         "max_observations": [Interval(Integral, 1, None, closed="left"), None],
+        "min_observations": [Interval(Integral, 1, None, closed="left")],
         "holdout_fraction": [Interval(Real, 0, 1, closed="left")],
         "n_medoids": [Interval(Integral, 1, None, closed="left"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -340,6 +355,7 @@ class GPLocalFeatureSelection(
         reference_mean=0.0,
         reference_std=0.1,
         max_observations=None,
+        min_observations=1,
         holdout_fraction=0.2,
         n_medoids=None,
         max_iter=20,
@@ -360,6 +376,7 @@ class GPLocalFeatureSelection(
         self.reference_mean = reference_mean
         self.reference_std = reference_std
         self.max_observations = max_observations
+        self.min_observations = min_observations
         self.holdout_fraction = holdout_fraction
         self.n_medoids = n_medoids
         self.max_iter = max_iter
@@ -691,6 +708,7 @@ class GPLocalFeatureSelection(
                 Yc[hold],
                 hyper,
                 max_observations=self.max_observations,
+                min_observations=self.min_observations,
                 patience=_PATIENCE,
             )
             obs = candidates[sel.order[: sel.n_selected]]

@@ -259,6 +259,7 @@ def greedy_max_variance(
     hyper: FloatArray,
     *,
     max_observations: int | None = None,
+    min_observations: int = 1,
     patience: int = 20,
 ) -> GreedySelection:
     """Sec. 4.2.1: add the candidate of largest posterior variance, one at a time.
@@ -279,8 +280,9 @@ def greedy_max_variance(
     does not change", sec. 4.2.1; checked from ``k = patience`` on, because
     the first, far-out points barely change the fit), when ``max_observations``
     points are chosen or when the candidates run out; the result keeps the
-    prefix with the smallest MSE (at least one point). Ties in the variance go
-    to the lowest candidate index.
+    prefix with the smallest MSE among those of at least ``min_observations``
+    points (at least one point; all candidates if there are fewer). Ties in
+    the variance go to the lowest candidate index.
 
     Parameters
     ----------
@@ -297,6 +299,11 @@ def greedy_max_variance(
         ``(length_scale, signal_variance, noise_variance)``.
     max_observations : int, default=None
         Upper bound on the number of observations; ``None`` means all candidates.
+    min_observations : int, default=1
+        Lower bound on the kept prefix (capped by the candidates and
+        ``max_observations``); the stopping rule compares the prefixes of at
+        least this length, so it fires at ``2 * min_observations`` at the
+        earliest.
     patience : int, default=20
         Number of observations before the stopping rule is checked.
 
@@ -314,6 +321,7 @@ def greedy_max_variance(
     """
     n_cand = X_cand.shape[0]
     budget = n_cand if max_observations is None else min(max_observations, n_cand)
+    floor = max(1, min(min_observations, budget))
     noise = hyper[2]
     var = np.full(n_cand, hyper[1] + noise)
     V = np.empty((budget, n_cand))
@@ -347,11 +355,13 @@ def greedy_max_variance(
             mse.append(0.0)
         if mse[-1] < best_mse:
             best_k, best_mse = k + 1, mse[-1]
-        if Y_hold.size and k + 1 >= patience and best_k <= (k + 1) // 2:
+        if Y_hold.size and k + 1 >= max(patience, floor) and best_k <= (k + 1) // 2:
             break
     n_added = k + 1 if budget else 0
     if not Y_hold.size:
         best_k = n_added
+    elif best_k < floor:
+        best_k = min(floor, n_added)
     return GreedySelection(order[:n_added].copy(), best_k, np.asarray(mse), np.asarray(top_var))
 
 
