@@ -41,3 +41,18 @@ def test_a_refusal_is_a_record_with_its_time():
         "value": 0.2,
     }
     assert recs[1]["status"] == "refused: set max_features"
+
+
+def test_global_selectors_are_scored_through_a_5nn_and_local_ones_by_their_predict(monkeypatch):
+    from sklearn.datasets import make_classification
+
+    from localselect.bench import suite_medium
+
+    X, y = make_classification(160, 12, n_informative=4, random_state=0)
+    split = (X[:120], y[:120], X[120:], y[120:])
+    monkeypatch.setattr(suite_medium, "_split", lambda *args: split)
+    spec = {"table": "t", "n_train": None, "n_test": 40, "seed": 0}
+    relief = suite_medium._cell({**spec, "method": "ReliefF"})
+    assert 0.0 <= relief["selector_knn"] <= 1.0 and relief["n_selected"] == 10
+    lfs = suite_medium._cell({**spec, "method": "LocalFeatureSelection"})
+    assert 0.0 <= lfs["accuracy"] <= 1.0 and "selector_knn" not in lfs

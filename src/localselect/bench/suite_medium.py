@@ -152,6 +152,8 @@ def _cell(spec: dict[str, Any]) -> dict[str, Any]:
     from sklearn.base import is_classifier
     from sklearn.neighbors import KNeighborsClassifier
 
+    from localselect.base import relevance_scope
+
     Xtr, ytr, Xte, yte = _split(spec["table"], spec["n_train"], spec["n_test"], spec["seed"])
     if spec.get("subset") is not None and spec["subset"] < len(ytr):
         from sklearn.model_selection import train_test_split
@@ -180,7 +182,7 @@ def _cell(spec: dict[str, Any]) -> dict[str, Any]:
             pred = est.predict(Xte)
             out["predict"] = time.perf_counter() - start
             out["accuracy"] = float(np.mean(pred == yte))
-        if hasattr(est, "transform") and not hasattr(est, "get_local_support"):
+        if hasattr(est, "transform") and relevance_scope(est) == "global":
             start = time.perf_counter()
             Zte = est.transform(Xte)
             if "predict" not in out:
