@@ -405,7 +405,7 @@ def similarities_candidates(est: Any, X: FloatArray, eta: FloatArray) -> FloatAr
     """The nearest-candidate ``S_c`` of eq. (11) (numpy reference of
     :func:`localselect.lfs._candidate_votes.candidate_sphere_votes`)."""
     n_classes = est.classes_.size
-    groups = _decide._groups(np.asarray(est.local_support_, dtype=bool))
+    groups = _decide.region_groups(np.asarray(est.local_support_, dtype=bool))
     S = np.empty((X.shape[0], n_classes))
     for start in range(0, X.shape[0], 1024):
         Q = X[start : start + 1024]

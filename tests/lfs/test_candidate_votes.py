@@ -39,7 +39,7 @@ def test_sphere_votes_equal_the_numpy_reference(seed, n_classes):
 @pytest.mark.parametrize(("seed", "n_classes"), [(0, 2), (2, 3)])
 def test_ratio_and_votes_equal_the_numpy_reference(seed, n_classes):
     model, Q = _fitted(seed, n_classes)
-    groups = _decide._groups(np.asarray(model.local_support_, dtype=bool))
+    groups = _decide.region_groups(np.asarray(model.local_support_, dtype=bool))
     ratio, votes = _decide._block_candidates(model, Q, groups)
     ratio_ref, votes_ref = block_candidates(model, Q, groups)
     np.testing.assert_array_equal(ratio, ratio_ref)

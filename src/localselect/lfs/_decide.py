@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from localselect.lfs._candidate_votes import candidate_ratio_votes, kernel_args
 from localselect.lfs._weights import subspace_sq_distances
 
-__all__ = ["QuerySubsets", "query_subsets"]
+__all__ = ["QuerySubsets", "query_subsets", "region_groups"]
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -62,7 +62,8 @@ class QuerySubsets(NamedTuple):
     winner: NDArray[np.intp]  # (n_queries,): predicted class code
 
 
-def _groups(support: BoolArray) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+def region_groups(support: BoolArray) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+    """Regions with a non-empty subset, grouped by identical subsets: ``(features, regions)``."""
     active = np.flatnonzero(support.any(axis=1))
     if active.size == 0:
         return []
@@ -140,7 +141,7 @@ def query_subsets(est: Any, X: FloatArray, rule: str = "decisive") -> QuerySubse
     region = np.full(n_q, -1, dtype=np.intp)
     n_deciding = np.zeros(n_q, dtype=np.intp)
     winner = np.zeros(n_q, dtype=np.intp)
-    groups = _groups(support)
+    groups = region_groups(support)
     if not groups:
         return QuerySubsets(out_support, out_rel, region, n_deciding, winner)
     active = support.any(axis=1)

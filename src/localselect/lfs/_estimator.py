@@ -23,7 +23,7 @@ from localselect.lfs._candidate_votes import (
     subset_groups,
 )
 from localselect.lfs._core import ensure_compiled, fit_iteration
-from localselect.lfs._decide import query_subsets
+from localselect.lfs._decide import query_subsets, region_groups
 from localselect.lfs._select import nearest_candidates
 from localselect.lfs._weights import subspace_sq_distances
 
@@ -353,15 +353,6 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     # Prediction
     # ------------------------------------------------------------------ #
 
-    def _groups(self):
-        """Regions with a non-empty subset, grouped by identical subsets."""
-        active = np.flatnonzero(self.local_support_.any(axis=1))
-        if active.size == 0:
-            return []
-        uniq, inverse = np.unique(self.local_support_[active], axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        return [(np.flatnonzero(row), active[inverse == g]) for g, row in enumerate(uniq)]
-
     def _query_pools(self, Q):
         """Each query's candidate pool for the neighbour rule of eq. (11).
 
@@ -409,7 +400,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         if getattr(self, "candidates_", None) is not None:
             return self._similarities_candidates(X, eta)
         S = np.empty((X.shape[0], n_classes))
-        groups = self._groups()
+        groups = region_groups(np.asarray(self.local_support_, dtype=bool))
         for start in range(0, X.shape[0], _QUERY_BLOCK):
             Q = X[start : start + _QUERY_BLOCK]
             sphere = np.zeros((Q.shape[0], n_classes))
