@@ -462,9 +462,8 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         mode = "impute"
         table = prepare(missing=mode)
         table.warnings.append(
-            f"{exc}".split("; ")[0].replace("would leave", "would have left")
-            + "; imputing them instead (--missing auto; --missing drop refuses, "
-            "--missing error stops)"
+            f"dropping {exc.loss.replace('would leave', 'would have left')}; imputing them "
+            "instead (--missing auto; --missing drop refuses, --missing error stops)"
         )
     X, y, keep, missing = table.X, table.y, table.keep, table.missing
     warnings_out = list(table.warnings)

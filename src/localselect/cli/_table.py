@@ -349,7 +349,15 @@ def _class_losses(before: pd.Series, after: pd.Series) -> dict[Any, tuple[int, i
 
 
 class ThinClassesError(CLIError):
-    """Dropping incomplete rows would leave a class with too few rows (``--missing drop``)."""
+    """Dropping incomplete rows would leave a class with too few rows (``--missing drop``).
+
+    ``loss`` says which rows and classes, e.g. ``"the 3 row(s) with missing values
+    would leave class(es) 'a' with 1 of its 4 row(s)"``.
+    """
+
+    def __init__(self, message: str, loss: str) -> None:
+        super().__init__(message)
+        self.loss = loss
 
 
 def _refuse_thin_classes(
@@ -359,11 +367,12 @@ def _refuse_thin_classes(
     if not thin:
         return
     shown = ", ".join(f"{k!r} with {after} of its {before}" for k, (before, after) in thin.items())
+    loss = f"the {n_rows} row(s) with missing values would leave class(es) {shown} row(s)"
     raise ThinClassesError(
-        f"dropping the {n_rows} row(s) with missing values would leave class(es) {shown} "
-        f"row(s); {method} needs at least {min_per_class} per class. Pass --missing impute "
-        "(SimpleImputer inside the model), or use a method that takes missing values "
-        "(relief, relieff, simba, irelief, im4e, immigrate, bim, llds)"
+        f"dropping {loss}; {method} needs at least {min_per_class} per class. Pass --missing "
+        "impute (SimpleImputer inside the model), or use a method that takes missing values "
+        "(relief, relieff, simba, irelief, im4e, immigrate, bim, llds)",
+        loss,
     )
 
 
