@@ -103,16 +103,17 @@ def test_compiled_weights_distances_and_scores_match_loops(seed):
     support = rng.random((25, 5)) < 0.4
     support[4] = False
     W = ref.weights(X, list(y), support, 0.7)
+    XT = np.ascontiguousarray(X.T)  # the compiled core reads points feature-major
     d = np.empty(25)
     for distinct in (True, False):
         table, lengths, counts = C.subset_table(support, distinct)
         for i in range(0, 25, 3):
             same = y == y[i]
-            w = C._weights(X, same, i, table, lengths, counts, np.arange(len(table)), 0.7, d)
+            w = C._weights(XT, same, i, table, lengths, counts, np.arange(len(table)), 0.7, d)
             np.testing.assert_allclose(w, W[i], rtol=1e-12, atol=1e-15)
     for i in range(0, 25, 4):
         same = y == y[i]
-        a, b = C._class_distances(X, same, i, W[i])
+        a, b = C._class_distances(XT, same, i, W[i])
         same_j = [j for j in range(25) if y[j] == y[i] and j != i]
         opp_j = [j for j in range(25) if y[j] != y[i]]
         a_ref = sum(W[i, j] * (X[i] - X[j]) ** 2 for j in same_j) / len(same_j)
@@ -121,10 +122,15 @@ def test_compiled_weights_distances_and_scores_match_loops(seed):
         np.testing.assert_allclose(b, b_ref, rtol=1e-12)
         for _ in range(3):
             feats = np.sort(rng.choice(5, size=int(rng.integers(1, 5)), replace=False))
-            r, s = C._loo_score(X, same, i, feats.astype(np.int64), 0.2, d)
+            r, s = C._loo_score(XT, same, i, feats.astype(np.int64), 0.2, d, -np.inf)
             r_ref, s_ref = ref.score(X, list(y), i, list(feats), 0.2)
             assert r == pytest.approx(r_ref, rel=1e-12)
             assert s == pytest.approx(s_ref, abs=1e-12)
+            # A floor (the best score of a smaller beta) stops a losing candidate
+            # early: its score becomes -inf exactly when it cannot beat the floor.
+            for floor in (s - 0.05, s - 1e-15, s, s + 0.05):
+                _, s_floor = C._loo_score(XT, same, i, feats.astype(np.int64), 0.2, d, floor)
+                assert s_floor == (s if s > floor else -np.inf)
 
 
 @pytest.mark.parametrize("rounding", ["exact", "random"])
@@ -274,3 +280,19 @@ def test_ctrl_c_stops_a_fit_in_the_cli(tmp_path, n_jobs):
     assert proc.returncode == 130, err
     assert "interrupted" in err
     assert time.perf_counter() - t < 30
+
+
+@pytest.mark.parametrize(
+    ("n", "m", "p"), [(60, 7, 0.3), (200, 3, 0.5), (90, 21, 0.1), (30, 1, 0.5)]
+)
+def test_subset_table_matches_unique_rows(n, m, p):
+    """The packed-bytes dedup keeps np.unique(axis=0)'s rows, order and counts."""
+    rng = np.random.default_rng(n + m)
+    support = rng.random((n, m)) < p
+    support[n // 2] = support[1]  # at least one repeated subset
+    table, lengths, counts = C.subset_table(support, distinct=True)
+    rows, inverse = np.unique(support, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(lengths, rows.sum(axis=1))
+    np.testing.assert_array_equal(counts, np.bincount(inverse.ravel()))
+    for r, row in enumerate(rows):
+        np.testing.assert_array_equal(table[r, : lengths[r]], np.flatnonzero(row))

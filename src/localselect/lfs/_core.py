@@ -35,6 +35,7 @@ Nothing here validates user input.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -458,11 +459,54 @@ def lp_sweep(a, b, alpha, n_beta):  # pragma: no cover - compiled
 # --------------------------------------------------------------------------- #
 
 
+_INV_LN2 = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (fdlibm): k * _LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+_SHIFTER = 6755399441055744.0  # 1.5 * 2**52: adding it rounds to the nearest integer
+_EXP_MIN = -708.0  # below this exp(x) < 3.4e-308 is taken as 0
+_TAYLOR = tuple(1.0 / math.factorial(q) for q in range(14))
+
+
 @njit(nogil=True, cache=True)
-def _weights(Xl, same, i, table, lengths, counts, rows, sigma, d):  # pragma: no cover
-    """Eq. (10): ``sum_p count_p exp(-(d_p(j) - min d_p)^2 / sigma)``, normalised per side."""
-    n = Xl.shape[0]
+def _exp_nonpositive(x, out, scale):  # pragma: no cover - compiled
+    """``out = exp(x)`` for ``x <= 0``, within one ulp of libm, in loops that vectorise.
+
+    numba calls libm's ``exp`` once per element (about 9 ns); the eq. (10)
+    weights need one per point and previous subset. Here ``x = k ln 2 + r``
+    with ``|r| <= ln(2) / 2``, ``exp(r)`` is its Taylor polynomial of degree
+    13 (remainder below 4e-18) and ``2**k`` is built in the exponent bits of
+    ``scale``. Values below ``_EXP_MIN`` give 0 (libm: a subnormal).
+    """
+    n = x.size
+    for j in range(n):
+        scale[j] = max(x[j], _EXP_MIN) * _INV_LN2 + _SHIFTER
+    for j in range(n):
+        xj = max(x[j], _EXP_MIN)
+        k = scale[j] - _SHIFTER
+        r = (xj - k * _LN2_HI) - k * _LN2_LO
+        p = _TAYLOR[13]
+        for q in range(12, -1, -1):
+            p = p * r + _TAYLOR[q]
+        out[j] = p
+    bits = scale.view(np.int64)
+    for j in range(n):  # the low mantissa bits of shifted k hold 2**51 + k
+        bits[j] = (bits[j] + 1023) << 52
+    for j in range(n):
+        out[j] = out[j] * scale[j] if x[j] >= _EXP_MIN else 0.0
+
+
+@njit(nogil=True, cache=True)
+def _weights(XT, same, i, table, lengths, counts, rows, sigma, d):  # pragma: no cover
+    """Eq. (10): ``sum_p count_p exp(-(d_p(j) - min d_p)^2 / sigma)``, normalised per side.
+
+    ``XT`` holds the points feature-major (one contiguous row per feature that
+    ``table`` names), so the sums over points run along memory.
+    """
+    n = XT.shape[1]
     w = np.zeros(n)
+    arg = np.empty(n)
+    term = np.empty(n)
+    scale = np.empty(n)
     for r in rows:
         k = lengths[r]
         cnt = counts[r]
@@ -472,24 +516,29 @@ def _weights(Xl, same, i, table, lengths, counts, rows, sigma, d):  # pragma: no
             continue
         d[:] = 0.0
         for t in range(k):  # feature-outer: each sum in feature order, points independent
-            f = table[r, t]
-            xi = Xl[i, f]
+            xf = XT[table[r, t]]
+            xi = xf[i]
             for j in range(n):
-                diff = xi - Xl[j, f]
+                diff = xi - xf[j]
                 d[j] += diff * diff
+        for j in range(n):
+            d[j] = np.sqrt(d[j])
+        d_i = d[i]
+        d[i] = np.inf  # i is not its own nearest same-class point
         d_same = np.inf
         d_opp = np.inf
         for j in range(n):
-            d[j] = np.sqrt(d[j])
             if same[j]:
-                if j != i and d[j] < d_same:
-                    d_same = d[j]
-            elif d[j] < d_opp:
-                d_opp = d[j]
+                d_same = min(d_same, d[j])
+            else:
+                d_opp = min(d_opp, d[j])
+        d[i] = d_i
         for j in range(n):
-            dm = d_same if same[j] else d_opp
-            e = d[j] - dm
-            w[j] += cnt * np.exp(-(e * e) / sigma)
+            e = d[j] - (d_same if same[j] else d_opp)
+            arg[j] = -(e * e) / sigma
+        _exp_nonpositive(arg, term, scale)
+        for j in range(n):
+            w[j] += cnt * term[j]
     w[i] = 0.0
     t_same = 0.0
     t_opp = 0.0
@@ -506,45 +555,47 @@ def _weights(Xl, same, i, table, lengths, counts, rows, sigma, d):  # pragma: no
 
 
 @njit(nogil=True, cache=True)
-def _class_distances(Xl, same, i, w):  # pragma: no cover - compiled
-    """Eq. (5): ``a`` over ``i``'s class (``i`` excluded), ``b`` over the rest."""
-    n, m = Xl.shape
+def _class_distances(XT, same, i, w):  # pragma: no cover - compiled
+    """Eq. (5): ``a`` over ``i``'s class (``i`` excluded), ``b`` over the rest.
+
+    ``XT`` holds the points feature-major; each sum runs over points in order.
+    """
+    m, n = XT.shape
     a = np.zeros(m)
     b = np.zeros(m)
     n_same = 0
     for j in range(n):
         n_same += same[j]
-        if j == i:
-            continue
-        wj = w[j]
-        out = a if same[j] else b
-        for f in range(m):
-            diff = Xl[j, f] - Xl[i, f]
-            out[f] += wj * (diff * diff)
+    for f in range(m):
+        xf = XT[f]
+        xi = xf[i]
+        s_same = 0.0
+        s_opp = 0.0
+        for j in range(n):
+            if j == i:
+                continue
+            diff = xf[j] - xi
+            if same[j]:
+                s_same += w[j] * (diff * diff)
+            else:
+                s_opp += w[j] * (diff * diff)
+        a[f] = s_same
+        b[f] = s_opp
     return a / (n_same - 1), b / (n - n_same)
 
 
 @njit(nogil=True, cache=True)
-def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
-    """Radius (sec. 3.2) and leave-one-out score ``DR / N_same - FAR / N_other``."""
-    n = Xl.shape[0]
-    k = feats.size
-    # Squared distances by differences in feature order; the loops run feature-outer
-    # so that the sums of different points are independent (and vectorise).
-    sq = np.zeros(n)
-    for t in range(k):
-        xi = Xl[i, feats[t]]
-        for j in range(n):
-            diff = xi - Xl[j, feats[t]]
-            sq[j] += diff * diff
-    for j in range(n):
-        dist[j] = np.sqrt(sq[j])
-    order = np.argsort(dist)  # the order among equal distances does not matter
-    n_same_total = 0
-    for j in range(n):
-        n_same_total += same[j]
+def _radius(dist, order, same, gamma, n_same_total, n):  # pragma: no cover - compiled
+    """Sec. 3.2: the radius from the points ``order`` (the nearest, sorted, with ties).
+
+    Returns ``(radius, n_in, n_in_same)``, the points within the radius and
+    those of the representative's class, or ``radius = -1`` when deciding
+    needs points beyond ``order`` (fewer than ``n``).
+    """
+    cnt = order.size
+    complete = cnt == n
     n_opp_total = n - n_same_total
-    # Radius: the first distinct distance u_k whose ball fails the impurity test.
+    # The first distinct distance u_k whose ball fails the impurity test.
     cum_same = 0.0
     cum_opp = 0.0
     u_prev = 0.0
@@ -552,9 +603,9 @@ def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
     radius = -1.0
     g = 0
     pos = 0
-    while pos < n:
+    while pos < cnt:
         u = dist[order[pos]]
-        while pos < n and dist[order[pos]] == u:
+        while pos < cnt and dist[order[pos]] == u:
             if same[order[pos]]:
                 cum_same += 1.0
             else:
@@ -566,17 +617,70 @@ def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
         u_prev = u
         g += 1
     if radius < 0:
+        if not complete:
+            return -1.0, 0, 0
         radius = dist[order[n - 1]]
     if radius == 0.0:  # g == 0: the second distinct distance, if any, caps the tiny radius
         u_second = np.inf
-        for q in range(pos, n):
+        for q in range(pos, cnt):
             if dist[order[q]] != u_first:
                 u_second = dist[order[q]]
                 break
+        if u_second == np.inf and not complete:
+            return -1.0, 0, 0
         radius = _TINY_RADIUS if u_second == np.inf else min(_TINY_RADIUS, 0.5 * u_second)
+    # Every point beyond ``order`` is farther than its last, which is >= the radius.
     n_in = 0
-    while n_in < n and dist[order[n_in]] <= radius:
+    n_in_same = 0
+    while n_in < cnt and dist[order[n_in]] <= radius:
+        n_in_same += same[order[n_in]]
         n_in += 1
+    return radius, n_in, n_in_same
+
+
+@njit(nogil=True, cache=True)
+def _loo_score(XT, same, i, feats, gamma, dist, floor):  # pragma: no cover - compiled
+    """Radius (sec. 3.2) and leave-one-out score ``DR / N_same - FAR / N_other``.
+
+    A candidate that cannot beat ``floor`` (the best score of a smaller beta)
+    stops early with score ``-inf``: ``(DR + same-class points not yet
+    classified) / N_same - FAR / N_other`` bounds the final score from above
+    (in floating point too: division and subtraction are monotone), so once it
+    is at most ``floor`` the candidate loses, ties going to the smaller beta.
+    """
+    n = XT.shape[1]
+    k = feats.size
+    # Squared distances by differences in feature order; the loops run feature-outer
+    # so that the sums of different points are independent (and vectorise).
+    sq = np.zeros(n)
+    for t in range(k):
+        xf = XT[feats[t]]
+        xi = xf[i]
+        for j in range(n):
+            diff = xi - xf[j]
+            sq[j] += diff * diff
+    for j in range(n):
+        dist[j] = np.sqrt(sq[j])
+    n_same_total = 0
+    for j in range(n):
+        n_same_total += same[j]
+    n_opp_total = n - n_same_total
+    # The radius needs the nearest points only: sort the nearest few, more if needed.
+    n_sorted = min(n, 64)
+    while True:
+        if n_sorted >= n:
+            order = np.argsort(dist)  # the order among equal distances does not matter
+        else:
+            near = np.nonzero(dist <= np.partition(dist, n_sorted)[n_sorted])[0]
+            order = near[np.argsort(dist[near])]
+        radius, n_in, left_same = _radius(dist, order, same, gamma, n_same_total, n)
+        if radius >= 0.0:
+            break
+        n_sorted *= 8
+    if left_same / n_same_total <= floor:
+        return radius, -np.inf
+    if order.size < n:
+        order = np.argsort(dist)
     # The subspace in rank order (feature-major), for the neighbour searches.
     ranked = np.empty(n)
     same_r = np.empty(n, dtype=np.bool_)
@@ -584,12 +688,17 @@ def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
     for r in range(n):
         ranked[r] = dist[order[r]]
         same_r[r] = same[order[r]]
-        for t in range(k):
-            Zs[t, r] = Xl[order[r], feats[t]]
+    for t in range(k):
+        xf = XT[feats[t]]
+        for r in range(n):
+            Zs[t, r] = xf[order[r]]
     buf = np.empty(n)
     dr = 0
     far = 0
     for pp in range(n_in):
+        if (dr + left_same) / n_same_total - far / n_opp_total <= floor:
+            return radius, -np.inf
+        left_same -= same_r[pp]
         dp = ranked[pp]
         # An upper bound of the nearest distance from a few neighbours in rank ...
         ub = np.inf
@@ -627,20 +736,21 @@ def _loo_score(Xl, same, i, feats, gamma, dist):  # pragma: no cover - compiled
                 dr += 1
             else:
                 far += 1
-    return radius, dr / n_same_total - far / n_opp_total
+    score = dr / n_same_total - far / n_opp_total
+    return radius, score if score > floor else -np.inf
 
 
 @njit(nogil=True, cache=True)
 def _one_representative(
-    Xl, same, i, w, alpha, gamma, n_beta, draws, use_draws, n_rounding, support_row
+    XT, same, i, w, alpha, gamma, n_beta, draws, use_draws, n_rounding, support_row
 ):  # pragma: no cover - compiled
     """Lines 5-11 of Algorithm 1 for one representative; writes ``support_row``.
 
     Returns ``(radius, beta, score, n_lp_iter)`` (0, NaN, -inf when no beta
     gives a feasible rounding).
     """
-    n, m = Xl.shape
-    a, b = _class_distances(Xl, same, i, w)
+    m, n = XT.shape
+    a, b = _class_distances(XT, same, i, w)
     alpha = min(alpha, m)
     xs, epsilons, keep, a_red, b_red, n_iter = lp_sweep(a, b, alpha, n_beta)
     dist = np.empty(n)
@@ -681,7 +791,7 @@ def _one_representative(
                     s_idx = q
                     break
         if s_idx < 0:
-            radius, score = _loo_score(Xl, same, i, feats, gamma, dist)
+            radius, score = _loo_score(XT, same, i, feats, gamma, dist, best_score)
             s_idx = n_scored
             scored[s_idx, : feats.size] = feats
             scored_len[s_idx] = feats.size
@@ -702,7 +812,7 @@ def _one_representative(
 
 @njit(nogil=True, cache=True)
 def _fit_block(
-    X,
+    XT,
     y,
     reps,
     universe,
@@ -728,14 +838,16 @@ def _fit_block(
     ``table`` holds the distinct previous subsets, ``counts`` their
     multiplicities); otherwise row ``i`` lists ``i``'s candidate points (padded
     with -1) and ``table`` holds every training point's previous subset.
+    ``XT`` holds the training points feature-major (one contiguous row per
+    feature), as every sum over points below reads them.
     """
-    n = X.shape[0]
+    n = XT.shape[1]
     exact = universe.shape[0] == 0
     all_rows = np.arange(table.shape[0])
     for t in range(reps.size):
         i = reps[t]
         if exact:
-            Xl = X
+            XTl = XT
             same = y == y[i]
             i_loc = i
             rows = all_rows
@@ -745,15 +857,15 @@ def _fit_block(
             while width < universe.shape[1] and universe[i, width] >= 0:
                 width += 1
             rows = universe[i, :width].copy()
-            Xl = X[rows]
+            XTl = XT[:, rows]
             same = y[rows] == y[i]
             i_loc = 0
             while rows[i_loc] != i:
                 i_loc += 1
             d = np.empty(width)
-        w = _weights(Xl, same, i_loc, table, lengths, counts, rows, sigma, d)
+        w = _weights(XTl, same, i_loc, table, lengths, counts, rows, sigma, d)
         radii[i], betas[i], scores[i], n_iter[i] = _one_representative(
-            Xl,
+            XTl,
             same,
             i_loc,
             w,
@@ -789,7 +901,12 @@ def subset_table(support: BoolArray, distinct: bool) -> tuple[IntArray, IntArray
     (the exact method); otherwise one row per training point, count 1.
     """
     if distinct:
-        rows, inverse = np.unique(support, axis=0, return_inverse=True)
+        # Rows packed to bytes compare as one opaque value (much faster than
+        # unique(axis=0) on many features), in the same lexicographic order.
+        packed = np.ascontiguousarray(np.packbits(support, axis=1))
+        keys = packed.view(np.dtype((np.void, max(1, packed.shape[1])))).ravel()
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        rows = support[first]
         counts = np.bincount(inverse.ravel(), minlength=rows.shape[0]).astype(np.float64)
     else:
         rows = support
@@ -803,8 +920,8 @@ def subset_table(support: BoolArray, distinct: bool) -> tuple[IntArray, IntArray
     return table, lengths, counts
 
 
-def _run_block(X, y, reps, args, rand, seeds, outputs) -> None:
-    """The compiled core on one block, writing into ``outputs`` (rows ``reps``)."""
+def _run_block(XT, y, reps, args, rand, seeds, outputs) -> None:
+    """The compiled core on one block (``XT`` feature-major), writing into ``outputs``."""
     use_draws, n_rounding, n_draws = rand
     if use_draws:
         draws = np.stack([np.random.default_rng(int(seeds[i])).random(n_draws) for i in reps])
@@ -812,15 +929,15 @@ def _run_block(X, y, reps, args, rand, seeds, outputs) -> None:
         draws = np.zeros((reps.size, 1))
     univ, table, lengths, counts, sigma, alpha, gamma, n_beta = args
     _fit_block(
-        X, y, reps, univ, table, lengths, counts, sigma, alpha, gamma, n_beta,
+        XT, y, reps, univ, table, lengths, counts, sigma, alpha, gamma, n_beta,
         draws, use_draws, n_rounding, *outputs,
     )  # fmt: skip
 
 
-def _block_result(X, y, reps, args, rand, seeds):
+def _block_result(XT, y, reps, args, rand, seeds):
     """One block as a joblib task: its rows of (support, radii, betas, scores, n_iter)."""
-    X, y = np.asarray(X), np.asarray(y)  # plain views of joblib's memmaps
-    n, m = X.shape
+    XT, y = np.asarray(XT), np.asarray(y)  # plain views of joblib's memmaps
+    m, n = XT.shape
     outputs = (
         np.zeros((n, m), dtype=bool),
         np.zeros(n),
@@ -828,7 +945,7 @@ def _block_result(X, y, reps, args, rand, seeds):
         np.full(n, -np.inf),
         np.zeros(n, dtype=np.int64),
     )
-    _run_block(X, y, reps, args, rand, seeds, outputs)
+    _run_block(XT, y, reps, args, rand, seeds, outputs)
     return tuple(out[reps] for out in outputs)
 
 
@@ -876,7 +993,7 @@ def fit_iteration(
     advance : callable, optional
         Called with the number of representatives of each finished block.
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)  # feature-major
     y = np.ascontiguousarray(y, dtype=np.int64)
     n, m = X.shape
     exact = universe is None
@@ -898,13 +1015,13 @@ def fit_iteration(
     rand = (use_draws, int(n_rounding), 2 * n_beta * n_rounding)
 
     def run(reps: IntArray) -> int:
-        _run_block(X, y, reps, args, rand, seeds, (out_support, radii, betas, scores, n_iter))
+        _run_block(XT, y, reps, args, rand, seeds, (out_support, radii, betas, scores, n_iter))
         return int(reps.size)
 
     if n_threads > 1 and _external_backend():
         # A joblib backend set by the caller (e.g. Dask): blocks are its tasks.
         parts = Parallel(n_jobs=n_threads, return_as="generator")(
-            delayed(_block_result)(X, y, reps, args, rand, seeds) for reps in blocks
+            delayed(_block_result)(XT, y, reps, args, rand, seeds) for reps in blocks
         )
         for reps, part in zip(blocks, parts):
             for dest, src in zip((out_support, radii, betas, scores, n_iter), part):
