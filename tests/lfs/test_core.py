@@ -113,7 +113,7 @@ def test_compiled_weights_distances_and_scores_match_loops(seed):
             np.testing.assert_allclose(w, W[i], rtol=1e-12, atol=1e-15)
     for i in range(0, 25, 4):
         same = y == y[i]
-        a, b = C._class_distances(XT, same, i, W[i])
+        a, b = C._class_distances(X, same, i, W[i])
         same_j = [j for j in range(25) if y[j] == y[i] and j != i]
         opp_j = [j for j in range(25) if y[j] != y[i]]
         a_ref = sum(W[i, j] * (X[i] - X[j]) ** 2 for j in same_j) / len(same_j)

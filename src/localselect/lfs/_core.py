@@ -555,32 +555,25 @@ def _weights(XT, same, i, table, lengths, counts, rows, sigma, d):  # pragma: no
 
 
 @njit(nogil=True, cache=True)
-def _class_distances(XT, same, i, w):  # pragma: no cover - compiled
+def _class_distances(Xl, same, i, w):  # pragma: no cover - compiled
     """Eq. (5): ``a`` over ``i``'s class (``i`` excluded), ``b`` over the rest.
 
-    ``XT`` holds the points feature-major; each sum runs over points in order.
+    ``Xl`` holds the points row-major: the sums of all features advance side
+    by side (and vectorise), each over the points in order.
     """
-    m, n = XT.shape
+    n, m = Xl.shape
     a = np.zeros(m)
     b = np.zeros(m)
     n_same = 0
     for j in range(n):
         n_same += same[j]
-    for f in range(m):
-        xf = XT[f]
-        xi = xf[i]
-        s_same = 0.0
-        s_opp = 0.0
-        for j in range(n):
-            if j == i:
-                continue
-            diff = xf[j] - xi
-            if same[j]:
-                s_same += w[j] * (diff * diff)
-            else:
-                s_opp += w[j] * (diff * diff)
-        a[f] = s_same
-        b[f] = s_opp
+        if j == i:
+            continue
+        wj = w[j]
+        out = a if same[j] else b
+        for f in range(m):
+            diff = Xl[j, f] - Xl[i, f]
+            out[f] += wj * (diff * diff)
     return a / (n_same - 1), b / (n - n_same)
 
 
@@ -742,15 +735,15 @@ def _loo_score(XT, same, i, feats, gamma, dist, floor):  # pragma: no cover - co
 
 @njit(nogil=True, cache=True)
 def _one_representative(
-    XT, same, i, w, alpha, gamma, n_beta, draws, use_draws, n_rounding, support_row
+    Xl, XT, same, i, w, alpha, gamma, n_beta, draws, use_draws, n_rounding, support_row
 ):  # pragma: no cover - compiled
     """Lines 5-11 of Algorithm 1 for one representative; writes ``support_row``.
 
     Returns ``(radius, beta, score, n_lp_iter)`` (0, NaN, -inf when no beta
     gives a feasible rounding).
     """
-    m, n = XT.shape
-    a, b = _class_distances(XT, same, i, w)
+    n, m = Xl.shape
+    a, b = _class_distances(Xl, same, i, w)
     alpha = min(alpha, m)
     xs, epsilons, keep, a_red, b_red, n_iter = lp_sweep(a, b, alpha, n_beta)
     dist = np.empty(n)
@@ -812,6 +805,7 @@ def _one_representative(
 
 @njit(nogil=True, cache=True)
 def _fit_block(
+    X,
     XT,
     y,
     reps,
@@ -838,8 +832,8 @@ def _fit_block(
     ``table`` holds the distinct previous subsets, ``counts`` their
     multiplicities); otherwise row ``i`` lists ``i``'s candidate points (padded
     with -1) and ``table`` holds every training point's previous subset.
-    ``XT`` holds the training points feature-major (one contiguous row per
-    feature), as every sum over points below reads them.
+    ``X`` holds the training points row-major and ``XT`` feature-major (one
+    contiguous row per feature), for sums over features and over points.
     """
     n = XT.shape[1]
     exact = universe.shape[0] == 0
@@ -847,6 +841,7 @@ def _fit_block(
     for t in range(reps.size):
         i = reps[t]
         if exact:
+            Xl = X
             XTl = XT
             same = y == y[i]
             i_loc = i
@@ -857,6 +852,7 @@ def _fit_block(
             while width < universe.shape[1] and universe[i, width] >= 0:
                 width += 1
             rows = universe[i, :width].copy()
+            Xl = X[rows]
             XTl = XT[:, rows]
             same = y[rows] == y[i]
             i_loc = 0
@@ -865,6 +861,7 @@ def _fit_block(
             d = np.empty(width)
         w = _weights(XTl, same, i_loc, table, lengths, counts, rows, sigma, d)
         radii[i], betas[i], scores[i], n_iter[i] = _one_representative(
+            Xl,
             XTl,
             same,
             i_loc,
@@ -920,8 +917,8 @@ def subset_table(support: BoolArray, distinct: bool) -> tuple[IntArray, IntArray
     return table, lengths, counts
 
 
-def _run_block(XT, y, reps, args, rand, seeds, outputs) -> None:
-    """The compiled core on one block (``XT`` feature-major), writing into ``outputs``."""
+def _run_block(X, XT, y, reps, args, rand, seeds, outputs) -> None:
+    """The compiled core on one block (``XT``: ``X`` feature-major), writing into ``outputs``."""
     use_draws, n_rounding, n_draws = rand
     if use_draws:
         draws = np.stack([np.random.default_rng(int(seeds[i])).random(n_draws) for i in reps])
@@ -929,15 +926,16 @@ def _run_block(XT, y, reps, args, rand, seeds, outputs) -> None:
         draws = np.zeros((reps.size, 1))
     univ, table, lengths, counts, sigma, alpha, gamma, n_beta = args
     _fit_block(
-        XT, y, reps, univ, table, lengths, counts, sigma, alpha, gamma, n_beta,
+        X, XT, y, reps, univ, table, lengths, counts, sigma, alpha, gamma, n_beta,
         draws, use_draws, n_rounding, *outputs,
     )  # fmt: skip
 
 
-def _block_result(XT, y, reps, args, rand, seeds):
+def _block_result(X, y, reps, args, rand, seeds):
     """One block as a joblib task: its rows of (support, radii, betas, scores, n_iter)."""
-    XT, y = np.asarray(XT), np.asarray(y)  # plain views of joblib's memmaps
-    m, n = XT.shape
+    X, y = np.asarray(X), np.asarray(y)  # plain views of joblib's memmaps
+    XT = np.ascontiguousarray(X.T)
+    n, m = X.shape
     outputs = (
         np.zeros((n, m), dtype=bool),
         np.zeros(n),
@@ -945,7 +943,7 @@ def _block_result(XT, y, reps, args, rand, seeds):
         np.full(n, -np.inf),
         np.zeros(n, dtype=np.int64),
     )
-    _run_block(XT, y, reps, args, rand, seeds, outputs)
+    _run_block(X, XT, y, reps, args, rand, seeds, outputs)
     return tuple(out[reps] for out in outputs)
 
 
@@ -993,7 +991,8 @@ def fit_iteration(
     advance : callable, optional
         Called with the number of representatives of each finished block.
     """
-    XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)  # feature-major
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    XT = np.ascontiguousarray(X.T)  # feature-major, for the sums over points
     y = np.ascontiguousarray(y, dtype=np.int64)
     n, m = X.shape
     exact = universe is None
@@ -1015,13 +1014,13 @@ def fit_iteration(
     rand = (use_draws, int(n_rounding), 2 * n_beta * n_rounding)
 
     def run(reps: IntArray) -> int:
-        _run_block(XT, y, reps, args, rand, seeds, (out_support, radii, betas, scores, n_iter))
+        _run_block(X, XT, y, reps, args, rand, seeds, (out_support, radii, betas, scores, n_iter))
         return int(reps.size)
 
     if n_threads > 1 and _external_backend():
         # A joblib backend set by the caller (e.g. Dask): blocks are its tasks.
         parts = Parallel(n_jobs=n_threads, return_as="generator")(
-            delayed(_block_result)(XT, y, reps, args, rand, seeds) for reps in blocks
+            delayed(_block_result)(X, y, reps, args, rand, seeds) for reps in blocks
         )
         for reps, part in zip(blocks, parts):
             for dest, src in zip((out_support, radii, betas, scores, n_iter), part):
