@@ -19,9 +19,6 @@ from sklearn import get_config
 from localselect._pairwise import default_block_memory, row_chunks
 from localselect._parallel import Parallel, delayed
 from localselect._typing import BoolArray, FloatArray, IntArray
-from localselect.lfs import _decide
-from localselect.lfs._regions import nn_votes
-from localselect.lfs._weights import subspace_sq_distances
 
 
 def _partial_weights(
@@ -271,7 +268,7 @@ def nearest_votes(
     ``u``, so every point that can be a nearest neighbour lies within twice
     that bound (times a safety factor 4) of the estimated row minimum. Only
     those candidates are recomputed exactly, as sums of squared differences
-    in the order of :func:`~localselect.lfs._weights.subspace_sq_distances`,
+    in the order of :func:`subspace_sq_distances`,
     and the ties and votes are taken on the exact values: the result is that
     of ``nn_votes(subspace_sq_distances(A, B), same)``.
 
@@ -382,7 +379,7 @@ def pool_wins(
 
     For each query ``Q[q]``, the training points ``pool[q]`` nearest to it in
     the subspace ``feats`` (every point at the minimum squared distance, summed
-    feature after feature as :func:`~localselect.lfs._weights.subspace_sq_distances`
+    feature after feature as :func:`subspace_sq_distances`
     does); class ``c`` wins when strictly more of them are of class ``c`` than
     not. A region of class ``c`` with subset ``feats`` votes for ``c`` exactly
     where ``c`` wins, so one call serves every region with that subset.
@@ -405,7 +402,7 @@ def similarities_candidates(est: Any, X: FloatArray, eta: FloatArray) -> FloatAr
     """The nearest-candidate ``S_c`` of eq. (11) (numpy reference of
     :func:`localselect.lfs._candidate_votes.candidate_sphere_votes`)."""
     n_classes = est.classes_.size
-    groups = _decide.region_groups(np.asarray(est.local_support_, dtype=bool))
+    groups = region_groups(np.asarray(est.local_support_, dtype=bool))
     S = np.empty((X.shape[0], n_classes))
     for start in range(0, X.shape[0], 1024):
         Q = X[start : start + 1024]
@@ -460,3 +457,102 @@ def block_candidates(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray,
             wins = pool_wins(Q[none], est.X_fit_, est.y_fit_, pool[none], feats, n_classes)
             votes[np.ix_(none, reps)] = wins[:, est.y_fit_[reps]]
     return ratio, votes
+
+
+def subspace_sq_distances(A: FloatArray, B: FloatArray) -> FloatArray:
+    """Squared Euclidean distances between the rows of ``A`` and ``B``, by differences.
+
+    Computed as sums of squared coordinate differences, feature after feature
+    (not the Gram expansion), so equal pairs of points give exactly equal
+    distances (nearest-neighbour ties on discrete data stay ties) and the
+    summation order is that of ``sum((a_m - b_m) ** 2 for m in features)``.
+    Temporaries are bounded by row blocks of :func:`~localselect._pairwise.row_chunks`.
+    """
+    n_a, n_b = A.shape[0], B.shape[0]
+    out = np.zeros((n_a, n_b))
+    if n_a == 0 or n_b == 0 or A.shape[1] == 0:
+        return out
+    BT = np.ascontiguousarray(B.T)
+    for rows in row_chunks(n_a, 8 * n_b, default_block_memory()):
+        acc = out[rows]
+        tmp = np.empty_like(acc)
+        for col_a, col_b in zip(A[rows].T, BT):
+            np.subtract(col_a[:, None], col_b[None, :], out=tmp)
+            np.multiply(tmp, tmp, out=tmp)
+            acc += tmp
+    return out
+
+
+def nn_votes(sq: FloatArray, same: BoolArray) -> BoolArray:
+    """Whether each row's nearest neighbours are mostly of the representative's class.
+
+    ``sq`` holds squared distances from query rows to the training points (an
+    excluded pair is ``inf``). All training points at the minimum distance are
+    the neighbours; the row votes for the representative's class when
+    strictly more of them are of that class (``same``) than not.
+    """
+    dmin = sq.min(axis=1, keepdims=True)
+    tied = sq <= dmin
+    n_same = (tied & same[None, :]).sum(axis=1)
+    return n_same > tied.sum(axis=1) - n_same
+
+
+def region_groups(support: BoolArray) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+    """Regions with a non-empty subset, grouped by identical subsets: ``(features, regions)``."""
+    active = np.flatnonzero(support.any(axis=1))
+    if active.size == 0:
+        return []
+    uniq, inverse = np.unique(support[active], axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    return [(np.flatnonzero(row), active[inverse == g]) for g, row in enumerate(uniq)]
+
+
+def block_exact(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray, BoolArray]:
+    """Ratio ``d_i(x) / r_i`` and neighbour-rule votes of every region (exact method):
+    the numpy reference of :func:`localselect.lfs._decide._block_votes` there."""
+    n_train = est.X_fit_.shape[0]
+    n_classes = est.classes_.size
+    onehot = np.eye(n_classes, dtype=np.int64)[est.y_fit_]
+    ratio = np.full((Q.shape[0], n_train), np.inf)
+    votes = np.zeros((Q.shape[0], n_train), dtype=bool)
+    for feats, reps in groups:
+        sq = subspace_sq_distances(Q[:, feats], est.X_fit_[:, feats])
+        tied = sq <= sq.min(axis=1, keepdims=True)
+        per_class = tied.astype(np.int64) @ onehot
+        wins = per_class > tied.sum(axis=1, keepdims=True) - per_class
+        ratio[:, reps] = np.sqrt(sq[:, reps]) / est.radii_[reps]
+        votes[:, reps] = wins[:, est.y_fit_[reps]]
+    return ratio, votes
+
+
+def similarities_exact(est: Any, X: FloatArray) -> FloatArray:
+    """The exact method's ``S_c`` of eq. (11) (numpy reference of
+    :meth:`LocalFeatureSelection._similarities` with every training point as pool)."""
+    n_classes = est.classes_.size
+    onehot = np.eye(n_classes, dtype=np.int64)[est.y_fit_]
+    eta = np.bincount(est.y_fit_[est.local_support_.any(axis=1)], minlength=n_classes).astype(
+        np.float64
+    )
+    eta[eta == 0] = np.inf
+    S = np.empty((X.shape[0], n_classes))
+    groups = region_groups(np.asarray(est.local_support_, dtype=bool))
+    for start in range(0, X.shape[0], 1024):
+        Q = X[start : start + 1024]
+        sphere = np.zeros((Q.shape[0], n_classes))
+        nearest = np.zeros((Q.shape[0], n_classes))
+        for feats, reps in groups:
+            sq = subspace_sq_distances(Q[:, feats], est.X_fit_[:, feats])
+            tied = sq <= sq.min(axis=1, keepdims=True)
+            per_class = tied.astype(np.int64) @ onehot  # tied neighbours per class
+            wins = per_class > tied.sum(axis=1, keepdims=True) - per_class
+            for c in range(n_classes):
+                reps_c = reps[est.y_fit_[reps] == c]
+                if reps_c.size == 0:
+                    continue
+                inside = np.sqrt(sq[:, reps_c]) <= est.radii_[reps_c]
+                sphere[:, c] += wins[:, c] * inside.sum(axis=1)
+                nearest[:, c] += wins[:, c] * reps_c.size
+        none = ~sphere.any(axis=1)
+        sphere[none] = nearest[none]
+        S[start : start + Q.shape[0]] = sphere / eta
+    return S

@@ -1,4 +1,4 @@
-"""The compiled votes of the nearest-candidate method against their numpy references."""
+"""The compiled votes of eq. (11) against their numpy references, both methods."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from localselect import LocalFeatureSelection
 from localselect.datasets import make_lfs_synthetic
 from localselect.lfs import _decide
 
-from ._reference_numpy import block_candidates, similarities_candidates
+from ._reference_numpy import (
+    block_candidates,
+    block_exact,
+    region_groups,
+    similarities_candidates,
+    similarities_exact,
+)
 
 
 def _fitted(seed, n_classes=2, n_candidates=10):
@@ -31,7 +37,8 @@ def test_sphere_votes_equal_the_numpy_reference(seed, n_classes):
     active = np.asarray(model.local_support_).any(axis=1)
     eta = np.bincount(model.y_fit_[active], minlength=model.classes_.size).astype(float)
     expected = similarities_candidates(model, Q, eta)
-    got = model._similarities_candidates(Q, eta)
+    eta[eta == 0] = np.inf
+    got = model._similarities(Q)
     np.testing.assert_array_equal(got, expected)
     assert (expected > 0).any()
 
@@ -39,9 +46,28 @@ def test_sphere_votes_equal_the_numpy_reference(seed, n_classes):
 @pytest.mark.parametrize(("seed", "n_classes"), [(0, 2), (2, 3)])
 def test_ratio_and_votes_equal_the_numpy_reference(seed, n_classes):
     model, Q = _fitted(seed, n_classes)
-    groups = _decide.region_groups(np.asarray(model.local_support_, dtype=bool))
-    ratio, votes = _decide._block_candidates(model, Q, groups)
+    groups = region_groups(np.asarray(model.local_support_, dtype=bool))
+    ratio, votes = _decide._block_votes(model, Q)
     ratio_ref, votes_ref = block_candidates(model, Q, groups)
     np.testing.assert_array_equal(ratio, ratio_ref)
     np.testing.assert_array_equal(votes, votes_ref)
     assert votes.any() and (ratio <= 1.0).any()
+
+
+@pytest.mark.parametrize(("seed", "n_classes"), [(0, 2), (2, 3)])
+def test_exact_method_through_the_kernels_equals_the_numpy_rule(seed, n_classes):
+    """The exact method's pool is every training point: same S_c, ratios and votes."""
+    model, Q = _fitted(seed, n_classes, n_candidates=None)
+    assert model.candidates_ is None
+    np.testing.assert_array_equal(model._similarities(Q), similarities_exact(model, Q))
+    groups = region_groups(np.asarray(model.local_support_, dtype=bool))
+    ratio, votes = _decide._block_votes(model, Q)
+    ratio_ref, votes_ref = block_exact(model, Q, groups)
+    np.testing.assert_array_equal(ratio, ratio_ref)
+    sphere = votes & (ratio <= 1.0)
+    sphere_ref = votes_ref & (ratio_ref <= 1.0)
+    np.testing.assert_array_equal(sphere, sphere_ref)
+    # Votes outside the spheres are computed where the fallback needs them.
+    fallback = ~sphere_ref.any(axis=1)
+    np.testing.assert_array_equal(votes[fallback], votes_ref[fallback])
+    assert sphere.any() and fallback.any()

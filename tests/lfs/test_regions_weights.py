@@ -5,10 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from localselect.lfs._regions import nn_votes
-
 from . import _reference as ref
-from ._reference_numpy import class_distances, lfs_weights, local_score, sphere_radius
+from ._reference_numpy import (
+    class_distances,
+    lfs_weights,
+    local_score,
+    nearest_votes,
+    nn_votes,
+    sphere_radius,
+    subspace_sq_distances,
+)
 
 
 def test_radius_by_hand():
@@ -85,10 +91,6 @@ def test_weights_match_loops(n_jobs):
 @pytest.mark.parametrize("kind", ["gaussian", "integer", "duplicates", "scaled"])
 def test_nearest_votes_match_exact_differences(kind):
     """The Gram-screened votes equal votes on exactly computed distances, ties included."""
-    from localselect.lfs._weights import subspace_sq_distances
-
-    from ._reference_numpy import nearest_votes
-
     rng = np.random.default_rng(["gaussian", "integer", "duplicates", "scaled"].index(kind))
     for k in (1, 4, 7, 19):
         if kind == "integer":  # binary/ternary data: many exact ties

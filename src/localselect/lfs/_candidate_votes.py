@@ -10,11 +10,12 @@ than not (:func:`localselect.lfs._select.pool_wins`, the numpy reference of
 these kernels). Regions sharing a subset share that rule, so it is computed
 once per (query, subset) and only for subsets with a sphere holding the
 query, or for every subset when none of the query's spheres votes (the
-fallback of :meth:`LocalFeatureSelection._similarities_candidates`).
+fallback of :meth:`LocalFeatureSelection._similarities`). With every training
+point as each query's pool they are the exact method's rule.
 
 Distances are sums of squared coordinate differences, feature after feature
 in increasing feature order, exactly as
-:func:`~localselect.lfs._weights.subspace_sq_distances` sums them, so the
+the numpy references in the tests sum them, so the
 sphere tests and ties are bit-identical to the numpy code. One query at a time
 (no Python loop over queries or regions); memory O(pool + classes) per query
 beyond the outputs.
@@ -31,8 +32,17 @@ __all__ = [
     "candidate_ratio_votes",
     "candidate_sphere_votes",
     "kernel_args",
+    "query_block",
     "subset_groups",
 ]
+
+#: Pool entries per block of queries (int64): 32 MiB.
+_POOL_BLOCK = 1 << 22
+
+
+def query_block(pool_width: int) -> int:
+    """Queries per kernel call: at most 1,024, and pools of at most ``_POOL_BLOCK`` entries."""
+    return max(1, min(1024, _POOL_BLOCK // max(1, pool_width)))
 
 
 def subset_groups(

@@ -26,10 +26,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from localselect.lfs._candidate_votes import candidate_ratio_votes, kernel_args
-from localselect.lfs._weights import subspace_sq_distances
+from localselect.lfs._candidate_votes import candidate_ratio_votes, kernel_args, query_block
 
-__all__ = ["QuerySubsets", "query_subsets", "region_groups"]
+__all__ = ["QuerySubsets", "query_subsets"]
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -62,39 +61,13 @@ class QuerySubsets(NamedTuple):
     winner: NDArray[np.intp]  # (n_queries,): predicted class code
 
 
-def region_groups(support: BoolArray) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
-    """Regions with a non-empty subset, grouped by identical subsets: ``(features, regions)``."""
-    active = np.flatnonzero(support.any(axis=1))
-    if active.size == 0:
-        return []
-    uniq, inverse = np.unique(support[active], axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    return [(np.flatnonzero(row), active[inverse == g]) for g, row in enumerate(uniq)]
+def _block_votes(est: Any, Q: FloatArray) -> tuple[FloatArray, BoolArray]:
+    """Ratio ``d_i(x) / r_i`` and neighbour-rule votes of every region.
 
-
-def _block_exact(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray, BoolArray]:
-    """Ratio ``d_i(x) / r_i`` and neighbour-rule votes of every region (exact method)."""
-    n_train = est.X_fit_.shape[0]
-    n_classes = est.classes_.size
-    onehot = np.eye(n_classes, dtype=np.int64)[est.y_fit_]
-    ratio = np.full((Q.shape[0], n_train), np.inf)
-    votes = np.zeros((Q.shape[0], n_train), dtype=bool)
-    for feats, reps in groups:
-        sq = subspace_sq_distances(Q[:, feats], est.X_fit_[:, feats])
-        tied = sq <= sq.min(axis=1, keepdims=True)
-        per_class = tied.astype(np.int64) @ onehot
-        wins = per_class > tied.sum(axis=1, keepdims=True) - per_class
-        ratio[:, reps] = np.sqrt(sq[:, reps]) / est.radii_[reps]
-        votes[:, reps] = wins[:, est.y_fit_[reps]]
-    return ratio, votes
-
-
-def _block_candidates(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray, BoolArray]:
-    """As :func:`_block_exact` with the nearest-candidate neighbour rule.
-
-    The neighbours of a query are searched among its own candidate pool
-    (``est._query_pools``). Votes are computed where they count: for the
-    queries inside some sphere of a group of regions, and for every region
+    The neighbours of a query are searched among its pool
+    (``est._query_pools``: every training point for the exact method, its
+    nearest candidates otherwise). Votes are computed where they count: for
+    the queries inside some sphere of a group of regions, and for every region
     when none of a query's spheres votes (the fallback); compiled in
     :func:`localselect.lfs._candidate_votes.candidate_ratio_votes`.
     """
@@ -141,19 +114,19 @@ def query_subsets(est: Any, X: FloatArray, rule: str = "decisive") -> QuerySubse
     region = np.full(n_q, -1, dtype=np.intp)
     n_deciding = np.zeros(n_q, dtype=np.intp)
     winner = np.zeros(n_q, dtype=np.intp)
-    groups = region_groups(support)
-    if not groups:
+    if not support.any():
         return QuerySubsets(out_support, out_rel, region, n_deciding, winner)
     active = support.any(axis=1)
     eta = np.bincount(est.y_fit_[active], minlength=n_classes).astype(np.float64)
     eta[eta == 0] = np.inf
     onehot = np.eye(n_classes)[est.y_fit_]
-    block_fn = _block_exact if getattr(est, "candidates_", None) is None else _block_candidates
     support_f = support.astype(np.float64)
-    for start in range(0, n_q, _QUERY_BLOCK):
-        Q = X[start : start + _QUERY_BLOCK]
+    # Dense (queries x training points) blocks: at most _QUERY_BLOCK rows, ~32 MiB each.
+    step = min(_QUERY_BLOCK, query_block(est.X_fit_.shape[0]), query_block(est._pool_width()))
+    for start in range(0, n_q, step):
+        Q = X[start : start + step]
         sl = slice(start, start + Q.shape[0])
-        ratio, votes = block_fn(est, Q, groups)
+        ratio, votes = _block_votes(est, Q)
         sphere = votes & (ratio <= 1.0)
         pool = np.where(sphere.any(axis=1, keepdims=True), sphere, votes)
         S = (pool @ onehot) / eta

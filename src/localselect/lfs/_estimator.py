@@ -20,19 +20,18 @@ from localselect.base import LabelledFitMixin, LocalSelectorMixin
 from localselect.lfs._candidate_votes import (
     candidate_sphere_votes,
     kernel_args,
+    query_block,
     subset_groups,
 )
 from localselect.lfs._core import ensure_compiled, fit_iteration
-from localselect.lfs._decide import query_subsets, region_groups
+from localselect.lfs._decide import query_subsets
 from localselect.lfs._select import nearest_candidates
-from localselect.lfs._weights import subspace_sq_distances
 
 __all__ = ["LocalFeatureSelection"]
 
 logger = logging.getLogger(__name__)
 
 #: Query rows per block in predict (bounds memory at block x n_train floats).
-_QUERY_BLOCK = 1024
 
 #: ``n_candidates="auto"``: the exact method up to this many training samples ...
 AUTO_EXACT_MAX_SAMPLES = 1000
@@ -360,15 +359,24 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         nearest training points of any class (full-space Euclidean distance;
         all of them when there are fewer), so the pool keeps the classes'
         local proportions as the exact rule's search over every point does.
+        Exact method: every training point (a read-only broadcast view).
         """
-        n_fit = self.X_fit_.shape[0]
-        k = min(n_fit, int(self.n_candidates_) * self.classes_.size)
+        n_fit, k = self.X_fit_.shape[0], self._pool_width()
+        if self.candidates_ is None:
+            return np.broadcast_to(np.arange(n_fit, dtype=np.int64), (Q.shape[0], n_fit))
         cached = self.__dict__.get("_pool_index")
         if cached is None or cached[0] is not self.X_fit_:
             cached = (self.X_fit_, NearestNeighbors(n_jobs=self.n_jobs).fit(self.X_fit_))
             self.__dict__["_pool_index"] = cached
         with local_threads():
             return cached[1].kneighbors(Q, n_neighbors=k, return_distance=False)
+
+    def _pool_width(self):
+        """Points in each query's pool (:meth:`_query_pools`)."""
+        n_fit = self.X_fit_.shape[0]
+        if self.candidates_ is None:
+            return n_fit
+        return min(n_fit, int(self.n_candidates_) * self.classes_.size)
 
     def _flat_groups(self):
         """``subset_groups`` of ``local_support_`` (:mod:`._candidate_votes`), cached."""
@@ -379,47 +387,26 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
             self.__dict__["_flat_groups_cache"] = cached
         return cached[1]
 
-    def _similarities_candidates(self, X, eta):
-        groups = self._flat_groups()
-        S = np.empty((X.shape[0], self.classes_.size))
-        for start in range(0, X.shape[0], _QUERY_BLOCK):
-            Q = X[start : start + _QUERY_BLOCK]
-            votes = candidate_sphere_votes(*kernel_args(self, Q, self._query_pools(Q), groups))
-            S[start : start + Q.shape[0]] = votes / eta
-        return S
-
     @fill_doc
     def _similarities(self, X):
-        """``S_c`` of eq. (11) for validated ``X``: shape (n_queries, n_classes)."""
+        """``S_c`` of eq. (11) for validated ``X``: shape (n_queries, n_classes).
+
+        Compiled in :func:`~localselect.lfs._candidate_votes.candidate_sphere_votes`
+        over each query's pool (:meth:`_query_pools`: every training point for
+        the exact method), in blocks of queries whose pools fit in memory.
+        """
         n_classes = self.classes_.size
-        onehot = np.eye(n_classes, dtype=np.int64)[self.y_fit_]
         eta = np.bincount(
             self.y_fit_[self.local_support_.any(axis=1)], minlength=n_classes
         ).astype(np.float64)
         eta[eta == 0] = np.inf  # a class without active regions gets similarity 0
-        if getattr(self, "candidates_", None) is not None:
-            return self._similarities_candidates(X, eta)
+        groups = self._flat_groups()
         S = np.empty((X.shape[0], n_classes))
-        groups = region_groups(np.asarray(self.local_support_, dtype=bool))
-        for start in range(0, X.shape[0], _QUERY_BLOCK):
-            Q = X[start : start + _QUERY_BLOCK]
-            sphere = np.zeros((Q.shape[0], n_classes))
-            nearest = np.zeros((Q.shape[0], n_classes))
-            for feats, reps in groups:
-                sq = subspace_sq_distances(Q[:, feats], self.X_fit_[:, feats])
-                tied = sq <= sq.min(axis=1, keepdims=True)
-                per_class = tied.astype(np.int64) @ onehot  # tied neighbours per class
-                wins = per_class > tied.sum(axis=1, keepdims=True) - per_class
-                for c in range(n_classes):
-                    reps_c = reps[self.y_fit_[reps] == c]
-                    if reps_c.size == 0:
-                        continue
-                    inside = np.sqrt(sq[:, reps_c]) <= self.radii_[reps_c]
-                    sphere[:, c] += wins[:, c] * inside.sum(axis=1)
-                    nearest[:, c] += wins[:, c] * reps_c.size
-            none = ~sphere.any(axis=1)
-            sphere[none] = nearest[none]
-            S[start : start + Q.shape[0]] = sphere / eta
+        step = query_block(self._pool_width())
+        for start in range(0, X.shape[0], step):
+            Q = X[start : start + step]
+            votes = candidate_sphere_votes(*kernel_args(self, Q, self._query_pools(Q), groups))
+            S[start : start + Q.shape[0]] = votes / eta
         return S
 
     @fill_doc
