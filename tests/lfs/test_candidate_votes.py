@@ -71,3 +71,12 @@ def test_exact_method_through_the_kernels_equals_the_numpy_rule(seed, n_classes)
     fallback = ~sphere_ref.any(axis=1)
     np.testing.assert_array_equal(votes[fallback], votes_ref[fallback])
     assert sphere.any() and fallback.any()
+
+
+def test_predict_leaves_the_instance_dict_unchanged():
+    """Both methods cache their prediction indexes outside the estimator."""
+    for n_candidates in (None, 10):
+        model, Q = _fitted(0, n_candidates=n_candidates)
+        before = dict(model.__dict__)
+        model.predict(Q)
+        assert model.__dict__.keys() == before.keys()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import weakref
 from numbers import Integral, Real
 
 import numpy as np
@@ -28,6 +29,11 @@ from localselect.lfs._decide import query_subsets
 from localselect.lfs._select import nearest_candidates
 
 __all__ = ["LocalFeatureSelection"]
+
+#: ``subset_groups`` of each fitted estimator's ``local_support_``, by estimator.
+_GROUPS_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: The nearest-neighbour index of each fitted estimator's training points.
+_POOL_INDEX_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 logger = logging.getLogger(__name__)
 
@@ -364,10 +370,10 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         n_fit, k = self.X_fit_.shape[0], self._pool_width()
         if self.candidates_ is None:
             return np.broadcast_to(np.arange(n_fit, dtype=np.int64), (Q.shape[0], n_fit))
-        cached = self.__dict__.get("_pool_index")
+        cached = _POOL_INDEX_CACHE.get(self)
         if cached is None or cached[0] is not self.X_fit_:
             cached = (self.X_fit_, NearestNeighbors(n_jobs=self.n_jobs).fit(self.X_fit_))
-            self.__dict__["_pool_index"] = cached
+            _POOL_INDEX_CACHE[self] = cached
         with local_threads():
             return cached[1].kneighbors(Q, n_neighbors=k, return_distance=False)
 
@@ -380,11 +386,12 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
 
     def _flat_groups(self):
         """``subset_groups`` of ``local_support_`` (:mod:`._candidate_votes`), cached."""
-        cached = self.__dict__.get("_flat_groups_cache")
+        # Kept outside the instance: predict must leave ``__dict__`` unchanged.
+        cached = _GROUPS_CACHE.get(self)
         if cached is None or cached[0] is not self.local_support_:
             groups = subset_groups(np.asarray(self.local_support_, dtype=bool))
             cached = (self.local_support_, groups)
-            self.__dict__["_flat_groups_cache"] = cached
+            _GROUPS_CACHE[self] = cached
         return cached[1]
 
     @fill_doc
