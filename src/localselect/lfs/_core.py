@@ -496,6 +496,24 @@ def _exp_nonpositive(x, out, scale):  # pragma: no cover - compiled
 
 
 @njit(nogil=True, cache=True)
+def _subspace_distances(XT, i, feats, out):  # pragma: no cover - compiled
+    """``out[j] = ||x_i - x_j||`` over ``feats``, by differences in feature order.
+
+    The loops run feature-outer over the feature-major ``XT``, so the sums of
+    different points are independent (and vectorise) while each keeps its order.
+    """
+    out[:] = 0.0
+    for t in range(feats.size):
+        xf = XT[feats[t]]
+        xi = xf[i]
+        for j in range(out.size):
+            diff = xi - xf[j]
+            out[j] += diff * diff
+    for j in range(out.size):
+        out[j] = np.sqrt(out[j])
+
+
+@njit(nogil=True, cache=True)
 def _weights(XT, same, i, table, lengths, counts, rows, sigma, d):  # pragma: no cover
     """Eq. (10): ``sum_p count_p exp(-(d_p(j) - min d_p)^2 / sigma)``, normalised per side.
 
@@ -514,15 +532,7 @@ def _weights(XT, same, i, table, lengths, counts, rows, sigma, d):  # pragma: no
             for j in range(n):
                 w[j] += cnt
             continue
-        d[:] = 0.0
-        for t in range(k):  # feature-outer: each sum in feature order, points independent
-            xf = XT[table[r, t]]
-            xi = xf[i]
-            for j in range(n):
-                diff = xi - xf[j]
-                d[j] += diff * diff
-        for j in range(n):
-            d[j] = np.sqrt(d[j])
+        _subspace_distances(XT, i, table[r, :k], d)
         d_i = d[i]
         d[i] = np.inf  # i is not its own nearest same-class point
         d_same = np.inf
@@ -643,17 +653,7 @@ def _loo_score(XT, same, i, feats, gamma, dist, floor):  # pragma: no cover - co
     """
     n = XT.shape[1]
     k = feats.size
-    # Squared distances by differences in feature order; the loops run feature-outer
-    # so that the sums of different points are independent (and vectorise).
-    sq = np.zeros(n)
-    for t in range(k):
-        xf = XT[feats[t]]
-        xi = xf[i]
-        for j in range(n):
-            diff = xi - xf[j]
-            sq[j] += diff * diff
-    for j in range(n):
-        dist[j] = np.sqrt(sq[j])
+    _subspace_distances(XT, i, feats, dist)
     n_same_total = 0
     for j in range(n):
         n_same_total += same[j]
