@@ -296,3 +296,33 @@ def test_subset_table_matches_unique_rows(n, m, p):
     np.testing.assert_array_equal(counts, np.bincount(inverse.ravel()))
     for r, row in enumerate(rows):
         np.testing.assert_array_equal(table[r, : lengths[r]], np.flatnonzero(row))
+
+
+def test_ctrl_c_during_a_cold_compile_stops_at_once(monkeypatch):
+    """The compile runs on a worker thread: Ctrl-C is not swallowed inside LLVM."""
+    import _thread
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    release = threading.Event()
+
+    def slow_compile(*args, **kwargs):  # stands for numba compiling the core
+        release.wait(10)
+
+    monkeypatch.setattr(C, "fit_iteration", slow_compile)
+    monkeypatch.setattr(C, "_cached_on_disk", lambda: False)
+    monkeypatch.setattr(C, "_fit_block", SimpleNamespace(signatures=[]))
+    threading.Timer(0.3, _thread.interrupt_main).start()
+    t = time.perf_counter()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            C.ensure_compiled()
+        assert time.perf_counter() - t < 3
+        assert C.compiling()  # still compiling: the CLI leaves with os._exit
+    finally:
+        release.set()
+    deadline = time.perf_counter() + 5
+    while C.compiling() and time.perf_counter() < deadline:
+        time.sleep(0.05)
+    assert not C.compiling()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -209,6 +210,7 @@ def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
             f"(finished cells are cached in {out}/.../cache)",
             file=sys.stderr,
         )
+        _exit_now_if_compiling(130)
         return 130
     console.print((out / "report.md").read_text(), markup=False)
     console.print(f"{len(results['records'])} records written to {out / 'results.json'}")
@@ -230,6 +232,19 @@ def _cmd_readme_table(args: argparse.Namespace, console: Console) -> int:
     target.write_text(replace_marked_block(target.read_text(), table))
     console.print(f"table of {args.results} written into {target}")
     return 0
+
+
+def _exit_now_if_compiling(code: int) -> None:
+    """After a Ctrl-C: leave at once (``os._exit``) while numba compiles the LFS core.
+
+    The compiler cannot be stopped, and an interpreter that finalises under it
+    may crash (see :func:`localselect.lfs._core.compiling`).
+    """
+    core = sys.modules.get("localselect.lfs._core")
+    if core is not None and core.compiling():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -270,6 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return handlers[args.command](args, console)
     except KeyboardInterrupt:
         print("localselect: interrupted", file=sys.stderr)
+        _exit_now_if_compiling(130)
         return 130
     except Exception as exc:
         if verbose:

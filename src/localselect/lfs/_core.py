@@ -1050,6 +1050,19 @@ def fit_iteration(
     return IterationResult(out_support, radii, betas, scores, int(n_iter.sum()))
 
 
+#: Name of the thread that compiles the core (see :func:`compiling`).
+COMPILE_THREAD = "localselect-lfs-compile"
+
+
+def compiling() -> bool:
+    """Whether a thread is compiling the core right now (after a Ctrl-C, say).
+
+    numba cannot be stopped mid-compile, and an interpreter that finalises
+    under it may crash; the command line then leaves with ``os._exit``.
+    """
+    return any(t.name == COMPILE_THREAD and t.is_alive() for t in threading.enumerate())
+
+
 #: What a fit reports while numba compiles the core (first use after installing).
 COMPILE_MESSAGE = "compiling the LFS core once (about a minute; cached afterwards)"
 
@@ -1085,21 +1098,27 @@ def ensure_compiled(verbose: int = 0, logger=None) -> bool:
         logger.info(COMPILE_MESSAGE)
     X = np.array([[0.0, 1.0], [0.5, 0.0], [2.0, 1.5], [2.5, 3.0]])
     y = np.array([0, 0, 1, 1])
+    failure: list[BaseException] = []
     done = threading.Event()
-    with progress_task(None, COMPILE_MESSAGE, unit="", verbose=0, logger=logger) as task:
 
-        def tick() -> None:  # listeners draw a task only when it reports
-            while not done.wait(0.5):
-                task.advance(0)
-
-        ticker = threading.Thread(target=tick, daemon=True)
-        ticker.start()
+    def compile_core() -> None:
         try:
             fit_iteration(
                 X, y, np.zeros(X.shape, dtype=bool), None, np.zeros(4, dtype=np.int64),
                 alpha=1, gamma=0.2, sigma=1.0, n_beta=2, rounding="exact", n_rounding=1,
             )  # fmt: skip
+        except BaseException as exc:  # handed to the caller's thread
+            failure.append(exc)
         finally:
             done.set()
-            ticker.join()
+
+    # numba compiles on a worker thread: a Ctrl-C landing inside LLVM's callbacks
+    # on the main thread would be swallowed there and break the compile, while
+    # here the main thread only waits, so KeyboardInterrupt stops the fit at once.
+    with progress_task(None, COMPILE_MESSAGE, unit="", verbose=0, logger=logger) as task:
+        threading.Thread(target=compile_core, name=COMPILE_THREAD, daemon=True).start()
+        while not done.wait(0.5):
+            task.advance(0)  # listeners draw a task only when it reports
+    if failure:
+        raise failure[0]
     return True
