@@ -326,3 +326,21 @@ def test_ctrl_c_during_a_cold_compile_stops_at_once(monkeypatch):
     while C.compiling() and time.perf_counter() < deadline:
         time.sleep(0.05)
     assert not C.compiling()
+
+
+def test_read_only_input_uses_the_compiled_specialisations():
+    """A read-only X (pandas values, joblib memmaps) must not compile the core again."""
+    from localselect.lfs import _candidate_votes as V
+
+    X, y = _small(21, n=40, m=5)
+    for n_candidates in (None, 5):
+        LocalFeatureSelection(alpha=2, n_candidates=n_candidates).fit(X, y).predict(X)
+    before = (len(C._fit_block.signatures), len(V.candidate_sphere_votes.signatures))
+    X_ro = X.copy()
+    X_ro.setflags(write=False)
+    for n_candidates in (None, 5):
+        model = LocalFeatureSelection(alpha=2, n_candidates=n_candidates).fit(X_ro, y)
+        model.predict(X_ro)
+        assert model.X_fit_.flags.writeable
+    after = (len(C._fit_block.signatures), len(V.candidate_sphere_votes.signatures))
+    assert after == before

@@ -197,8 +197,8 @@ def candidate_ratio_votes(
 def kernel_args(est, Q: FloatArray, pool: IntArray, groups: tuple) -> tuple:
     """The arguments of the two kernels for a fitted estimator and a block of queries."""
     return (
-        np.ascontiguousarray(Q, dtype=np.float64),
-        est.X_fit_,
+        np.require(Q, dtype=np.float64, requirements=["C", "W"]),
+        np.require(est.X_fit_, dtype=np.float64, requirements=["C", "W"]),
         np.asarray(est.y_fit_, dtype=np.int64),
         np.ascontiguousarray(pool, dtype=np.int64),
         np.asarray(est.radii_, dtype=np.float64),

@@ -917,6 +917,18 @@ def subset_table(support: BoolArray, distinct: bool) -> tuple[IntArray, IntArray
     return table, lengths, counts
 
 
+def _compiled_input(X, y) -> tuple[FloatArray, IntArray]:
+    """``X`` (float64) and ``y`` (int64) as writable C-contiguous arrays.
+
+    numba compiles one specialisation per array type, and read-only is a
+    type: a read-only ``X`` (a pandas frame's values, a joblib memmap) would
+    compile the whole core again, silently, in the middle of a fit.
+    """
+    X = np.require(X, dtype=np.float64, requirements=["C", "W"])
+    y = np.require(y, dtype=np.int64, requirements=["C", "W"])
+    return X, y
+
+
 def _run_block(X, XT, y, reps, args, rand, seeds, outputs) -> None:
     """The compiled core on one block (``XT``: ``X`` feature-major), writing into ``outputs``."""
     use_draws, n_rounding, n_draws = rand
@@ -933,7 +945,7 @@ def _run_block(X, XT, y, reps, args, rand, seeds, outputs) -> None:
 
 def _block_result(X, y, reps, args, rand, seeds):
     """One block as a joblib task: its rows of (support, radii, betas, scores, n_iter)."""
-    X, y = np.asarray(X), np.asarray(y)  # plain views of joblib's memmaps
+    X, y = _compiled_input(X, y)  # joblib's memmaps are read-only
     XT = np.ascontiguousarray(X.T)
     n, m = X.shape
     outputs = (
@@ -991,9 +1003,8 @@ def fit_iteration(
     advance : callable, optional
         Called with the number of representatives of each finished block.
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X, y = _compiled_input(X, y)
     XT = np.ascontiguousarray(X.T)  # feature-major, for the sums over points
-    y = np.ascontiguousarray(y, dtype=np.int64)
     n, m = X.shape
     exact = universe is None
     table, lengths, counts = subset_table(support, distinct=exact)

@@ -350,7 +350,8 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         self.local_scores_ = res.scores
         self.feature_importances_ = support.mean(axis=0)
         self.candidates_ = universe
-        self.X_fit_ = X
+        # Writable: the compiled prediction kernels would compile again for read-only.
+        self.X_fit_ = X if X.flags.writeable else X.copy()
         self.y_fit_ = y_enc
         return self
 
