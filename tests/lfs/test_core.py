@@ -271,7 +271,14 @@ def test_ctrl_c_stops_a_fit_in_the_cli(tmp_path, n_jobs):
         "--n-jobs", str(n_jobs),
         "--out", str(tmp_path / "out"),
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    proc = subprocess.Popen(
+        cmd,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+        # A background job of a non-interactive shell inherits SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(20)  # past imports and loading the compiled core, inside the fit
     assert proc.poll() is None, proc.stderr.read()
     proc.send_signal(signal.SIGINT)
@@ -301,6 +308,7 @@ def test_subset_table_matches_unique_rows(n, m, p):
 def test_ctrl_c_during_a_cold_compile_stops_at_once(monkeypatch):
     """The compile runs on a worker thread: Ctrl-C is not swallowed inside LLVM."""
     import _thread
+    import signal
     import threading
     import time
     from types import SimpleNamespace
@@ -313,6 +321,9 @@ def test_ctrl_c_during_a_cold_compile_stops_at_once(monkeypatch):
     monkeypatch.setattr(C, "fit_iteration", slow_compile)
     monkeypatch.setattr(C, "_cached_on_disk", lambda: False)
     monkeypatch.setattr(C, "_fit_block", SimpleNamespace(signatures=[]))
+    # Ctrl-C as Python's default handler delivers it (an earlier test or library
+    # may have installed another SIGINT handler in this process).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Timer(0.3, _thread.interrupt_main).start()
     t = time.perf_counter()
     try:
@@ -322,6 +333,7 @@ def test_ctrl_c_during_a_cold_compile_stops_at_once(monkeypatch):
         assert C.compiling()  # still compiling: the CLI leaves with os._exit
     finally:
         release.set()
+        signal.signal(signal.SIGINT, previous)
     deadline = time.perf_counter() + 5
     while C.compiling() and time.perf_counter() < deadline:
         time.sleep(0.05)
