@@ -37,8 +37,6 @@ _POOL_INDEX_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 logger = logging.getLogger(__name__)
 
-#: Query rows per block in predict (bounds memory at block x n_train floats).
-
 #: ``n_candidates="auto"``: the exact method up to this many training samples ...
 AUTO_EXACT_MAX_SAMPLES = 1000
 #: ... and past it the nearest-candidate method with this many candidates per class.
