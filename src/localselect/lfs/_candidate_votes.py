@@ -107,6 +107,18 @@ def _distance(q, Q, X_fit, r, feats):  # pragma: no cover
 
 
 @njit(cache=True, error_model="numpy")
+def _rule_votes(
+    q, Q, X_fit, y_fit, pool, group_ptr, reps, feat_ptr, feats, n_classes, sq, counts, wins, out
+):  # pragma: no cover
+    """The fallback: ``out[t]``, region ``reps[t]``'s neighbour rule votes for its class."""
+    for g in range(group_ptr.size - 1):
+        fg = feats[feat_ptr[g] : feat_ptr[g + 1]]
+        _wins(q, Q, X_fit, y_fit, pool, fg, n_classes, sq, counts, wins)
+        for t in range(group_ptr[g], group_ptr[g + 1]):
+            out[t] = wins[y_fit[reps[t]]]
+
+
+@njit(cache=True, error_model="numpy")
 def candidate_sphere_votes(
     Q, X_fit, y_fit, pool, radii, group_ptr, reps, feat_ptr, feats, n_classes
 ):  # pragma: no cover
@@ -119,6 +131,8 @@ def candidate_sphere_votes(
     n_q = Q.shape[0]
     n_groups = group_ptr.size - 1
     V = np.zeros((n_q, n_classes))
+    n_reps = reps.size
+    region_votes = np.zeros(n_reps, dtype=np.bool_)
     sq = np.empty(pool.shape[1])
     counts = np.zeros(n_classes, dtype=np.int64)
     wins = np.zeros(n_classes, dtype=np.bool_)
@@ -140,13 +154,11 @@ def candidate_sphere_votes(
             if V[q, c] != 0.0:
                 voted = True
         if not voted:
-            for g in range(n_groups):
-                fg = feats[feat_ptr[g] : feat_ptr[g + 1]]
-                _wins(q, Q, X_fit, y_fit, pool, fg, n_classes, sq, counts, wins)
-                for t in range(group_ptr[g], group_ptr[g + 1]):
-                    c = y_fit[reps[t]]
-                    if wins[c]:
-                        V[q, c] += 1.0
+            _rule_votes(q, Q, X_fit, y_fit, pool, group_ptr, reps, feat_ptr, feats, n_classes,
+                        sq, counts, wins, region_votes)  # fmt: skip
+            for t in range(n_reps):
+                if region_votes[t]:
+                    V[q, y_fit[reps[t]]] += 1.0
     return V
 
 
@@ -186,11 +198,8 @@ def candidate_ratio_votes(
                     if votes[q, t] and ratio[q, t] <= 1.0:
                         decided = True
         if not decided:
-            for g in range(n_groups):
-                fg = feats[feat_ptr[g] : feat_ptr[g + 1]]
-                _wins(q, Q, X_fit, y_fit, pool, fg, n_classes, sq, counts, wins)
-                for t in range(group_ptr[g], group_ptr[g + 1]):
-                    votes[q, t] = wins[y_fit[reps[t]]]
+            _rule_votes(q, Q, X_fit, y_fit, pool, group_ptr, reps, feat_ptr, feats, n_classes,
+                        sq, counts, wins, votes[q])  # fmt: skip
     return ratio, votes
 
 
