@@ -77,6 +77,8 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         Features kept by ``transform``: that many of the largest entries of
         ``feature_importances_`` (an int), that fraction of the features (a
         float in (0, 1]), or (``None``) every feature with a positive one.
+    fdr : float, default=0.1
+        %(fdr)s
     random_state : int, RandomState instance or None, default=None
         Seeds the random initial matrices (``init="random"``); one seed per
         round is drawn up front.
@@ -194,6 +196,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         prescreen="high-dim",
         n_neighbors="auto",
         n_features_to_select=None,
+        fdr=0.1,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -206,6 +209,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         self.prescreen = prescreen
         self.n_neighbors = n_neighbors
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose

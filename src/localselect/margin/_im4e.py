@@ -34,6 +34,8 @@ class IM4E(_SoftmaxMarginSelector):
         value.
     n_features_to_select : int, float or None, default=None
         %(n_features_to_select)s
+    fdr : float, default=0.1
+        %(fdr)s
     n_neighbors : int, "auto" or None, default="auto"
         Neighbour truncation: each sample's softmax runs over its
         ``n_neighbors`` nearest hits and nearest misses (Euclidean, found
@@ -113,6 +115,7 @@ class IM4E(_SoftmaxMarginSelector):
         max_iter=10,
         tol=1e-4,
         n_features_to_select=None,
+        fdr=0.1,
         n_neighbors="auto",
         n_jobs=None,
         verbose=0,
@@ -122,6 +125,7 @@ class IM4E(_SoftmaxMarginSelector):
         self.max_iter = max_iter
         self.tol = tol
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
         self.verbose = verbose
