@@ -1,0 +1,180 @@
+"""The ``evidence`` suite: false discovery rate and power of ``n_features_to_select="auto"``.
+
+For every generator with ground truth (the LFS and IMMIGRATE synthetic
+problems, the GP paper's Algorithm 3, ``make_classification`` tables at two
+noise levels, and a global-null table whose labels ignore every feature),
+each global selector is fitted with ``n_features_to_select="auto"``
+(``fdr=0.1``) and with the fixed top 10, on independent draws. A record holds
+one (generator, selector, draw): the false discovery proportion and the power
+of both selections, and the seconds of the ``"auto"`` fit next to a plain fit
+(``n_features_to_select=None``) on the same data, so the cost ratio is a
+same-run ratio. Averages over draws estimate the realized FDR and power.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+
+from localselect.bench._core import SuiteContext, register_suite
+
+#: Target FDR of every ``"auto"`` fit.
+FDR = 0.1
+#: Size of the fixed selection compared with ``"auto"``.
+TOP_K = 10
+
+
+def _global_selectors() -> dict[str, Any]:
+    from localselect.filters import FisherScore
+    from localselect.margin import IM4E, BoostedImmigrate, Immigrate, IRelief, Relief, ReliefF, Simba
+
+    return {
+        "FisherScore": FisherScore(),
+        "Relief": Relief(),
+        "ReliefF": ReliefF(),
+        "IRelief": IRelief(),
+        "Simba": Simba(),
+        "IM4E": IM4E(),
+        "Immigrate": Immigrate(),
+        "BoostedImmigrate": BoostedImmigrate(),
+    }
+
+
+def _truth(relevant) -> np.ndarray:
+    relevant = np.asarray(relevant, dtype=bool)
+    return relevant.any(axis=0) if relevant.ndim == 2 else relevant
+
+
+def _generators(quick: bool) -> dict[str, Callable[[int], tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    from localselect.datasets import (
+        make_immigrate_synthetic,
+        make_lfs_synthetic,
+        make_subspace_classification,
+    )
+
+    n, p = (100, 20) if quick else (200, 30)
+
+    def classification(seed, class_sep, flip_y):
+        X, y = make_classification(
+            n, p, n_informative=5, n_redundant=0, class_sep=class_sep, flip_y=flip_y,
+            shuffle=False, random_state=seed,
+        )
+        return X, y, np.arange(p) < 5
+
+    def null(seed):
+        rng = np.random.default_rng(seed)
+        return rng.normal(size=(n, p)), rng.integers(0, 2, n), np.zeros(p, dtype=bool)
+
+    def lfs(seed):
+        X, y, rel = make_lfs_synthetic(n, p - 3, random_state=seed)
+        return X, y, _truth(rel)
+
+    def immigrate(seed):
+        X, y, rel = make_immigrate_synthetic(n // 2, 0.1, n_noise_features=p - 2, random_state=seed)
+        return X, y, _truth(rel)
+
+    def gp(seed):
+        X, y, rel = make_subspace_classification(n, p, 2, 2, subspace_size=3, random_state=seed)
+        return X, y, _truth(rel)
+
+    return {
+        "classification-easy": lambda s: classification(s, 1.0, 0.01),
+        "classification-hard": lambda s: classification(s, 0.5, 0.1),
+        "global-null": null,
+        "lfs-synthetic": lfs,
+        "immigrate-synthetic": immigrate,
+        "gp-algorithm3": gp,
+    }
+
+
+def _rates(mask: np.ndarray, truth: np.ndarray) -> dict[str, float]:
+    false = int((mask & ~truth).sum())
+    true = int((mask & truth).sum())
+    return {
+        "n_selected": int(mask.sum()),
+        "fdp": false / max(1, int(mask.sum())),
+        "power": true / int(truth.sum()) if truth.any() else float("nan"),
+    }
+
+
+def _cell(generator: str, selector: str, seed: int, quick: bool) -> dict[str, Any]:
+    X, y, truth = _generators(quick)[generator](seed)
+    base = _global_selectors()[selector]
+    if "random_state" in base.get_params():
+        base.set_params(random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        plain = clone(base).set_params(n_features_to_select=None).fit(X, y)
+        t_plain = time.perf_counter() - start
+        start = time.perf_counter()
+        auto = clone(base).set_params(n_features_to_select="auto", fdr=FDR).fit(X, y)
+        t_auto = time.perf_counter() - start
+    top = np.zeros(X.shape[1], dtype=bool)
+    top[np.argsort(-plain.feature_importances_, kind="stable")[:TOP_K]] = True
+    record: dict[str, Any] = {
+        "generator": generator,
+        "selector": selector,
+        "seed": seed,
+        "n_samples": X.shape[0],
+        "n_features": X.shape[1],
+        "n_relevant": int(truth.sum()),
+        "null": auto._evidence_null,
+        "seconds_plain": t_plain,
+        "seconds_auto": t_auto,
+        "cost_ratio": t_auto / max(t_plain, 1e-9),
+    }
+    record.update({f"auto_{k}": v for k, v in _rates(auto.get_support(), truth).items()})
+    record.update({f"top{TOP_K}_{k}": v for k, v in _rates(top, truth).items()})
+    return record
+
+
+def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Realized FDR, power, selection size and cost ratio per (generator, selector)."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        groups.setdefault((r["generator"], r["selector"]), []).append(r)
+    rows = []
+    for (gen, sel), rs in sorted(groups.items()):
+        fdp = np.array([r["auto_fdp"] for r in rs])
+        rows.append({
+            "generator": gen,
+            "selector": sel,
+            "draws": len(rs),
+            "fdr": float(fdp.mean()),
+            "fdr_se": float(fdp.std(ddof=1) / np.sqrt(len(rs))) if len(rs) > 1 else float("nan"),
+            "power": float(np.mean([r["auto_power"] for r in rs])),
+            "n_selected": float(np.mean([r["auto_n_selected"] for r in rs])),
+            f"top{TOP_K}_fdr": float(np.mean([r[f"top{TOP_K}_fdp"] for r in rs])),
+            f"top{TOP_K}_power": float(np.mean([r[f"top{TOP_K}_power"] for r in rs])),
+            "cost_ratio": float(np.median([r["cost_ratio"] for r in rs])),
+        })
+    return rows
+
+
+@register_suite("evidence", paper="issue 29: FDR control of n_features_to_select='auto'")
+def evidence(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Realized FDR and power of every global selector's "auto" selection (fdr=0.1) against top-10."""
+    draws = ctx.repeats or (3 if ctx.quick else 50)
+    generators = [g for g in _generators(ctx.quick) if ctx.wants(g)]
+    selectors = list(_global_selectors())
+    if ctx.quick:
+        selectors = ["FisherScore", "Relief", "IM4E"]
+    seeds = ctx.seeds(draws)
+    cells = [(g, s, seed, ctx.quick) for g in generators for s in selectors for seed in seeds]
+    keys = [{"generator": g, "selector": s, "seed": seed} for g, s, seed, _ in cells]
+    records = ctx.cached_map(keys, _cell, cells)
+    for row in summarise(records):
+        ctx.note(
+            f"{row['generator']} / {row['selector']}: FDR {row['fdr']:.3f} "
+            f"(se {row['fdr_se']:.3f}), power {row['power']:.2f}, "
+            f"{row['n_selected']:.1f} selected, top-{TOP_K} power {row[f'top{TOP_K}_power']:.2f}, "
+            f"cost x{row['cost_ratio']:.1f} ({row['draws']} draws)"
+        )
+    return records
