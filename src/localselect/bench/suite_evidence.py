@@ -28,6 +28,8 @@ from localselect.bench._core import SuiteContext, register_suite
 FDR = 0.1
 #: Size of the fixed selection compared with ``"auto"``.
 TOP_K = 10
+#: Fewer draws for the costliest selector in a full run (about 12 s a draw on 200 x 30).
+FULL_DRAWS_CAP = {"BoostedImmigrate": 20}
 
 
 def _global_selectors() -> dict[str, Any]:
@@ -167,7 +169,12 @@ def evidence(ctx: SuiteContext) -> list[dict[str, Any]]:
     if ctx.quick:
         selectors = ["FisherScore", "Relief", "IM4E"]
     seeds = ctx.seeds(draws)
-    cells = [(g, s, seed, ctx.quick) for g in generators for s in selectors for seed in seeds]
+    cells = [
+        (g, s, seed, ctx.quick)
+        for g in generators
+        for s in selectors
+        for seed in seeds[: FULL_DRAWS_CAP.get(s, draws) if ctx.repeats is None else draws]
+    ]
     keys = [{"generator": g, "selector": s, "seed": seed} for g, s, seed, _ in cells]
     records = ctx.cached_map(keys, _cell, cells)
     for row in summarise(records):
@@ -176,5 +183,80 @@ def evidence(ctx: SuiteContext) -> list[dict[str, Any]]:
             f"(se {row['fdr_se']:.3f}), power {row['power']:.2f}, "
             f"{row['n_selected']:.1f} selected, top-{TOP_K} power {row[f'top{TOP_K}_power']:.2f}, "
             f"cost x{row['cost_ratio']:.1f} ({row['draws']} draws)"
+        )
+    return records
+
+
+#: UCI tables of the defaults decision (5-NN on the selection; waveform subsampled).
+UCI_TABLES = ("parkinsons", "Sonar", "Ionosphere", "wdbc", "pmlb_waveform_40", "urban_land_cover")
+#: Fixed sizes "auto" is compared with ("all" is every feature).
+FIXED_K = (5, 10, 20)
+
+
+def _uci_cell(dataset: str, selector: str, fold: int, seed: int, quick: bool) -> dict[str, Any]:
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.preprocessing import StandardScaler
+
+    from localselect.datasets import load_dataset
+
+    X, y = load_dataset(dataset)
+    rng = np.random.default_rng(seed)
+    cap = 300 if quick else 1000
+    if X.shape[0] > cap:
+        keep = np.sort(rng.choice(X.shape[0], cap, replace=False))
+        X, y = X[keep], y[keep]
+    train, test = list(StratifiedKFold(5, shuffle=True, random_state=seed).split(X, y))[fold]
+    scaler = StandardScaler().fit(X[train])
+    Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
+    base = _global_selectors()[selector]
+    if "random_state" in base.get_params():
+        base.set_params(random_state=seed)
+    record: dict[str, Any] = {"dataset": dataset, "selector": selector, "fold": fold}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        clone(base).set_params(n_features_to_select=None).fit(Xtr, y[train])
+        record["seconds_plain"] = time.perf_counter() - start
+        start = time.perf_counter()
+        auto = clone(base).set_params(n_features_to_select="auto", fdr=FDR).fit(Xtr, y[train])
+        record["seconds_auto"] = time.perf_counter() - start
+    record["cost_ratio"] = record["seconds_auto"] / max(record["seconds_plain"], 1e-9)
+    order = np.argsort(-auto.feature_importances_, kind="stable")
+    masks = {"auto": auto.get_support(), "all": np.ones(X.shape[1], dtype=bool)}
+    for k in FIXED_K:
+        masks[f"k{k}"] = np.isin(np.arange(X.shape[1]), order[:k])
+    for name, mask in masks.items():
+        if not mask.any():
+            majority = np.bincount(np.unique(y[train], return_inverse=True)[1]).argmax()
+            acc = float(np.mean(y[test] == np.unique(y[train])[majority]))
+        else:
+            knn = KNeighborsClassifier(5).fit(Xtr[:, mask], y[train])
+            acc = float(knn.score(Xte[:, mask], y[test]))
+        record[f"acc_{name}"] = acc
+    record["n_auto"] = int(masks["auto"].sum())
+    record["n_features"] = int(X.shape[1])
+    return record
+
+
+@register_suite("evidence-uci", paper="issue 29: defaults of n_features_to_select on UCI tables")
+def evidence_uci(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """5-NN accuracy (5-fold CV) on the "auto" selection against fixed k in {5, 10, 20, all}, and "auto"'s cost."""
+    tables = [t for t in (UCI_TABLES[:2] if ctx.quick else UCI_TABLES) if ctx.wants(t)]
+    selectors = ["FisherScore", "Relief"] if ctx.quick else list(_global_selectors())
+    (seed,) = ctx.seeds(1)
+    cells = [(t, s, f, seed, ctx.quick) for t in tables for s in selectors for f in range(5)]
+    keys = [{"dataset": t, "selector": s, "fold": f} for t, s, f, _, _ in cells]
+    records = ctx.cached_map(keys, _uci_cell, cells)
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        groups.setdefault((r["dataset"], r["selector"]), []).append(r)
+    for (t, s), rs in groups.items():
+        acc = {m: 100 * np.mean([r[f"acc_{m}"] for r in rs]) for m in ("auto", "k5", "k10", "k20", "all")}
+        best = max(("k5", "k10", "k20", "all"), key=acc.__getitem__)
+        ctx.note(
+            f"{t} / {s}: auto {acc['auto']:.1f}% ({np.mean([r['n_auto'] for r in rs]):.1f} features) "
+            f"vs best fixed {best} {acc[best]:.1f}% (gap {acc['auto'] - acc[best]:+.1f}); "
+            f"cost x{np.median([r['cost_ratio'] for r in rs]):.1f}"
         )
     return records
