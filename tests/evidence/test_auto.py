@@ -61,3 +61,21 @@ def test_fdr_is_validated(strong_signal):
         Relief("auto", fdr=1.5).fit(X, y)
     with pytest.raises(ValueError, match="n_features_to_select"):
         Relief("most").fit(X, y)
+
+
+def test_mrmr_auto_relevance_matches_mutual_info(strong_signal):
+    from sklearn.metrics import mutual_info_score
+
+    from localselect.filters import MRMR
+    from localselect.filters._mrmr import discretize_three_states, relevance_permuted
+
+    X, y = strong_signal
+    states = discretize_three_states(X)
+    rng = np.random.default_rng(0)
+    codes = np.stack([y, rng.permutation(y), rng.permutation(y)])
+    fast = relevance_permuted(states, codes)
+    slow = [[mutual_info_score(c, states[:, j]) for j in range(X.shape[1])] for c in codes]
+    np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-15)
+    est = MRMR("auto").fit(X, y)
+    np.testing.assert_array_equal(est.get_support(), est.qvalues_ <= 0.1)
+    assert est.get_support()[:2].all() and set(est.ranking_) == set(np.flatnonzero(est.get_support()))
