@@ -26,7 +26,9 @@ SELECTORS = [
 def strong_signal():
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1], 60)
-    X = np.c_[3 * y + rng.normal(size=120), 3 * y + rng.normal(size=120), rng.normal(size=(120, 10))]
+    X = np.c_[
+        3 * y + rng.normal(size=120), 3 * y + rng.normal(size=120), rng.normal(size=(120, 10))
+    ]
     return X, y
 
 
@@ -41,7 +43,10 @@ def test_auto_selects_at_fdr(selector, strong_signal):
     assert est.get_support()[:2].all(), "the two strong features are selected"
     assert est.get_support()[2:].sum() <= 2
     # a stricter fdr never selects more, and a fixed k clears the evidence attributes
-    assert est.set_params(fdr=0.001).get_support().sum() <= est.set_params(fdr=0.1).get_support().sum()
+    assert (
+        est.set_params(fdr=0.001).get_support().sum()
+        <= est.set_params(fdr=0.1).get_support().sum()
+    )
     fixed = est.set_params(n_features_to_select=2).fit(X, y)
     assert not hasattr(fixed, "pvalues_")
 
@@ -78,4 +83,6 @@ def test_mrmr_auto_relevance_matches_mutual_info(strong_signal):
     np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-15)
     est = MRMR("auto").fit(X, y)
     np.testing.assert_array_equal(est.get_support(), est.qvalues_ <= 0.1)
-    assert est.get_support()[:2].all() and set(est.ranking_) == set(np.flatnonzero(est.get_support()))
+    assert est.get_support()[:2].all() and set(est.ranking_) == set(
+        np.flatnonzero(est.get_support())
+    )

@@ -11,7 +11,7 @@ from localselect.evidence import bh_qvalues, bh_select
 
 
 def slow_bh_reject(p, alpha):
-    """The BH step-up procedure: reject the k smallest, k the largest i with p_(i) <= i alpha / m."""
+    """BH step-up: reject the k smallest, k the largest i with p_(i) <= i alpha / m."""
     m = len(p)
     order = sorted(range(m), key=lambda i: (p[i], i))
     k = 0

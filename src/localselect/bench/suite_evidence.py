@@ -34,7 +34,15 @@ FULL_DRAWS_CAP = {"BoostedImmigrate": 20}
 
 def _global_selectors() -> dict[str, Any]:
     from localselect.filters import MRMR, FisherScore
-    from localselect.margin import IM4E, BoostedImmigrate, Immigrate, IRelief, Relief, ReliefF, Simba
+    from localselect.margin import (
+        IM4E,
+        BoostedImmigrate,
+        Immigrate,
+        IRelief,
+        Relief,
+        ReliefF,
+        Simba,
+    )
 
     return {
         "FisherScore": FisherScore(),
@@ -54,7 +62,9 @@ def _truth(relevant) -> np.ndarray:
     return relevant.any(axis=0) if relevant.ndim == 2 else relevant
 
 
-def _generators(quick: bool) -> dict[str, Callable[[int], tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+def _generators(
+    quick: bool,
+) -> dict[str, Callable[[int], tuple[np.ndarray, np.ndarray, np.ndarray]]]:
     from localselect.datasets import (
         make_immigrate_synthetic,
         make_lfs_synthetic,
@@ -65,8 +75,14 @@ def _generators(quick: bool) -> dict[str, Callable[[int], tuple[np.ndarray, np.n
 
     def classification(seed, class_sep, flip_y):
         X, y = make_classification(
-            n, p, n_informative=5, n_redundant=0, class_sep=class_sep, flip_y=flip_y,
-            shuffle=False, random_state=seed,
+            n,
+            p,
+            n_informative=5,
+            n_redundant=0,
+            class_sep=class_sep,
+            flip_y=flip_y,
+            shuffle=False,
+            random_state=seed,
         )
         return X, y, np.arange(p) < 5
 
@@ -79,7 +95,9 @@ def _generators(quick: bool) -> dict[str, Callable[[int], tuple[np.ndarray, np.n
         return X, y, _truth(rel)
 
     def immigrate(seed):
-        X, y, rel = make_immigrate_synthetic(n // 2, 0.1, n_noise_features=p - 2, random_state=seed)
+        X, y, rel = make_immigrate_synthetic(
+            n // 2, 0.1, n_noise_features=p - 2, random_state=seed
+        )
         return X, y, _truth(rel)
 
     def gp(seed):
@@ -144,24 +162,28 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for (gen, sel), rs in sorted(groups.items()):
         fdp = np.array([r["auto_fdp"] for r in rs])
-        rows.append({
-            "generator": gen,
-            "selector": sel,
-            "draws": len(rs),
-            "fdr": float(fdp.mean()),
-            "fdr_se": float(fdp.std(ddof=1) / np.sqrt(len(rs))) if len(rs) > 1 else float("nan"),
-            "power": float(np.mean([r["auto_power"] for r in rs])),
-            "n_selected": float(np.mean([r["auto_n_selected"] for r in rs])),
-            f"top{TOP_K}_fdr": float(np.mean([r[f"top{TOP_K}_fdp"] for r in rs])),
-            f"top{TOP_K}_power": float(np.mean([r[f"top{TOP_K}_power"] for r in rs])),
-            "cost_ratio": float(np.median([r["cost_ratio"] for r in rs])),
-        })
+        rows.append(
+            {
+                "generator": gen,
+                "selector": sel,
+                "draws": len(rs),
+                "fdr": float(fdp.mean()),
+                "fdr_se": float(fdp.std(ddof=1) / np.sqrt(len(rs)))
+                if len(rs) > 1
+                else float("nan"),
+                "power": float(np.mean([r["auto_power"] for r in rs])),
+                "n_selected": float(np.mean([r["auto_n_selected"] for r in rs])),
+                f"top{TOP_K}_fdr": float(np.mean([r[f"top{TOP_K}_fdp"] for r in rs])),
+                f"top{TOP_K}_power": float(np.mean([r[f"top{TOP_K}_power"] for r in rs])),
+                "cost_ratio": float(np.median([r["cost_ratio"] for r in rs])),
+            }
+        )
     return rows
 
 
 @register_suite("evidence", paper="issue 29: FDR control of n_features_to_select='auto'")
 def evidence(ctx: SuiteContext) -> list[dict[str, Any]]:
-    """Realized FDR and power of every global selector's "auto" selection (fdr=0.1) against top-10."""
+    """Realized FDR and power of every global selector's "auto" (fdr=0.1) against top-10."""
     draws = ctx.repeats or (3 if ctx.quick else 50)
     generators = [g for g in _generators(ctx.quick) if ctx.wants(g)]
     selectors = list(_global_selectors())
@@ -226,7 +248,9 @@ def _uci_cell(dataset: str, selector: str, fold: int, seed: int, quick: bool) ->
         if hasattr(plain, "feature_importances_"):  # one fit serves every k
             masks[f"k{k}"] = plain.set_params(n_features_to_select=k).get_support()
         else:
-            masks[f"k{k}"] = clone(plain).set_params(n_features_to_select=k).fit(Xtr, y[train]).get_support()
+            masks[f"k{k}"] = (
+                clone(plain).set_params(n_features_to_select=k).fit(Xtr, y[train]).get_support()
+            )
     for name, mask in masks.items():
         if not mask.any():
             majority = np.bincount(np.unique(y[train], return_inverse=True)[1]).argmax()
@@ -242,7 +266,7 @@ def _uci_cell(dataset: str, selector: str, fold: int, seed: int, quick: bool) ->
 
 @register_suite("evidence-uci", paper="issue 29: defaults of n_features_to_select on UCI tables")
 def evidence_uci(ctx: SuiteContext) -> list[dict[str, Any]]:
-    """5-NN accuracy (5-fold CV) on the "auto" selection against fixed k in {5, 10, 20, all}, and "auto"'s cost."""
+    """5-NN accuracy (5-fold CV) on "auto" against fixed k in {5, 10, 20, all}; its cost."""
     tables = [t for t in (UCI_TABLES[:2] if ctx.quick else UCI_TABLES) if ctx.wants(t)]
     selectors = ["FisherScore", "Relief"] if ctx.quick else list(_global_selectors())
     (seed,) = ctx.seeds(1)
@@ -253,10 +277,14 @@ def evidence_uci(ctx: SuiteContext) -> list[dict[str, Any]]:
     for r in records:
         groups.setdefault((r["dataset"], r["selector"]), []).append(r)
     for (t, s), rs in groups.items():
-        acc = {m: 100 * np.mean([r[f"acc_{m}"] for r in rs]) for m in ("auto", "k5", "k10", "k20", "all")}
+        acc = {
+            m: 100 * np.mean([r[f"acc_{m}"] for r in rs])
+            for m in ("auto", "k5", "k10", "k20", "all")
+        }
         best = max(("k5", "k10", "k20", "all"), key=acc.__getitem__)
+        n_auto = np.mean([r["n_auto"] for r in rs])
         ctx.note(
-            f"{t} / {s}: auto {acc['auto']:.1f}% ({np.mean([r['n_auto'] for r in rs]):.1f} features) "
+            f"{t} / {s}: auto {acc['auto']:.1f}% ({n_auto:.1f} features) "
             f"vs best fixed {best} {acc[best]:.1f}% (gap {acc['auto'] - acc[best]:+.1f}); "
             f"cost x{np.median([r['cost_ratio'] for r in rs]):.1f}"
         )

@@ -115,7 +115,11 @@ def _figures(
                 plotting.plot_weight_matrix(weights, feature_names=names, top=min(30, len(names))),
             )
         )
-    return figures + _lift_figure(estimator, data, labels)
+    from localselect.cli._evidence import evidence_figures
+
+    return (
+        figures + evidence_figures(estimator, importances) + _lift_figure(estimator, data, labels)
+    )
 
 
 def _fmt(value: Any) -> str:

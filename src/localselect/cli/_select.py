@@ -39,6 +39,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from localselect.cli._errors import CLIError, note, warn
+from localselect.cli._evidence import (
+    add_evidence_arguments,
+    add_evidence_columns,
+    evidence_params,
+    evidence_summary,
+    n_features_arg,
+    run_stability,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -156,7 +164,13 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         help="estimator parameters, e.g. alpha=10 sigma=0.5 (values parsed as Python "
         "literals or JSON); discretizer=mahalanobis:3, kbins:5 or auto for LLDS",
     )
-    p.add_argument("--n-features", type=int, default=None, help="sets n_features_to_select")
+    p.add_argument(
+        "--n-features",
+        type=n_features_arg,
+        default=None,
+        help="sets n_features_to_select: a count, or auto (the features significant at --fdr)",
+    )
+    add_evidence_arguments(p)
     p.add_argument(
         "--random-state",
         type=int,
@@ -296,6 +310,7 @@ def _make_estimator(cls: type, args: argparse.Namespace) -> Any:
             if key not in valid:
                 raise CLIError(f"{flag} does not apply: {cls.__name__} has no {key} parameter")
             params[key] = value
+    params.update(evidence_params(cls, valid, args))
     unknown = sorted(set(params) - set(valid))
     if unknown:
         raise CLIError(
@@ -493,7 +508,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     fitted = pipeline.named_steps["estimator"]
     X_model = pipeline[:-1].transform(X) if len(steps) > 1 else X
     names = [str(n) for n in getattr(X_model, "columns", [f"x{j}" for j in range(X.shape[1])])]
-    if args.n_features is not None and args.n_features > len(names):
+    if isinstance(args.n_features, int) and args.n_features > len(names):
         line = (
             f"--n-features {args.n_features} is more than the {len(names)} features; "
             f"all {len(names)} are kept"
@@ -510,7 +525,12 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     if masks is not None:
         _selected_frame(masks, names, X.index).to_csv(out / "selected_features.csv")
         written.append("selected_features.csv")
+    stability = None
+    if getattr(args, "stability", None):
+        with status(console, f"stability selection: {args.stability} subsample fits ..."):
+            stability = run_stability(fitted, X_model, y_values, args.stability, args)
     importances = _importances(fitted, names, masks, relevance)
+    add_evidence_columns(importances, fitted, names, stability)
     importances.to_csv(out / "importances.csv", index=False)
     scope = importances.attrs["relevance_scope"]
     mean_size = float(masks.sum(axis=1).mean()) if masks is not None and len(masks) else 0.0
@@ -530,6 +550,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         "mean_subset_size": mean_size,
         "n_selected_any_row": n_selected,
         "importance_source": importances.attrs["importance_source"],
+        **evidence_summary(fitted, stability),
         "features": json.loads(importances.to_json(orient="records")),
     }
     (out / "importances.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -12,7 +12,8 @@ def _as_subsets(Z: ArrayLike) -> NDArray[np.float64]:
     Z = np.asarray(Z)
     if Z.ndim != 2 or Z.shape[0] < 2:
         raise ValueError(
-            f"need a (n_subsets, n_features) 0/1 matrix with at least 2 subsets; got shape {Z.shape}."
+            "need a (n_subsets, n_features) 0/1 matrix with at least 2 subsets; "
+            f"got shape {Z.shape}."
         )
     return Z.astype(bool).astype(np.float64)
 

@@ -10,20 +10,23 @@ support ``qvalues_ <= fdr``.
 
 from __future__ import annotations
 
+from math import ceil
 from numbers import Real
+from typing import Any
 
 import numpy as np
 
 from localselect._compat import Interval, StrOptions
 from localselect.evidence._fdr import bh_qvalues
 from localselect.evidence._null import (
+    default_rounds,
     empirical_pvalues,
     permutation_null,
     selector_scores,
     shadow_null,
 )
 
-__all__ = ["AUTO", "EvidenceMixin", "FDR_CONSTRAINT"]
+__all__ = ["AUTO", "FDR_CONSTRAINT", "EvidenceMixin"]
 
 #: The ``n_features_to_select`` value that selects at a target FDR.
 AUTO = StrOptions({"auto"})
@@ -45,6 +48,8 @@ class EvidenceMixin:
 
     _evidence_null = "shadow"
     _evidence_draws: int | None = None
+    fdr: float
+    get_params: Any
 
     def _fit_evidence(self, X, codes) -> None:
         """Set ``pvalues_``, ``qvalues_`` and ``null_`` when ``n_features_to_select="auto"``."""
@@ -52,7 +57,7 @@ class EvidenceMixin:
             self.__dict__.pop(name, None)
         if getattr(self, "n_features_to_select", None) != "auto":
             return
-        seed = self.random_state if "random_state" in self.get_params() else NULL_SEED
+        seed = self.get_params().get("random_state", NULL_SEED)
         if self._evidence_null == "permutation":
             result = permutation_null(
                 self,
@@ -64,7 +69,9 @@ class EvidenceMixin:
                 scores=selector_scores(self),
             )
         else:
-            result = shadow_null(self, X, codes, n_rounds=self._evidence_draws, random_state=seed)
+            # at least 1 / (2 fdr) rounds: BH can then reject two features that beat every shadow
+            rounds = self._evidence_draws or max(default_rounds(X.shape[1]), ceil(0.5 / self.fdr))
+            result = shadow_null(self, X, codes, n_rounds=rounds, random_state=seed)
         self.null_ = result
         self.pvalues_ = empirical_pvalues(result)
         self.qvalues_ = bh_qvalues(self.pvalues_)

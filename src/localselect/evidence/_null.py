@@ -140,7 +140,7 @@ def shadow_columns(X, n_shadows: int, rng) -> NDArray[np.float64]:
 
 
 def default_rounds(n_features: int) -> int:
-    """Shadow rounds by default: 5, more for few features (at least 100 shadow draws), at most 50."""
+    """Default shadow rounds: 5, more for few features (>= 100 shadow draws), at most 50."""
     return int(min(50, max(5, -(-100 // max(1, n_features)))))
 
 
@@ -192,12 +192,11 @@ def empirical_pvalues(result: NullResult) -> NDArray[np.float64]:
     uniform; summing over rounds keeps ``P(p <= u) <= u`` up to the ranks'
     dependence). Never 0 (Phipson and Smyth 2010).
     """
-    if result.method == "shadow":
+    if result.method == "shadow" and result.round_scores is not None:
         real, null = result.round_scores, result.null
-        exceed = sum(
-            null.shape[1] - np.searchsorted(np.sort(null[r]), real[r], side="left")
-            for r in range(null.shape[0])
-        )
+        exceed = np.zeros(real.shape[1])
+        for r in range(null.shape[0]):
+            exceed += null.shape[1] - np.searchsorted(np.sort(null[r]), real[r], side="left")
         return (1.0 + exceed) / (null.size + 1.0)
     scores, null = result.scores, result.null
     exceed = (null >= scores[None, :]).sum(axis=0)

@@ -149,7 +149,9 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_subsample)(self.estimator, X, y, rows, seed) for rows, seed in draws
         )
-        self.subsets_ = np.stack([np.asarray(e.get_support(), dtype=bool) for e in self.estimators_])
+        self.subsets_ = np.stack(
+            [np.asarray(e.get_support(), dtype=bool) for e in self.estimators_]
+        )
         self.selection_probabilities_ = self.subsets_.mean(axis=0)
         self.stability_ = nogueira_stability(self.subsets_)
         self.kuncheva_index_ = kuncheva_index(self.subsets_)

@@ -85,9 +85,9 @@ def fisher_score_permuted(X: NDArray[np.float64], codes: NDArray[np.intp]) -> ND
     for start in range(0, codes.shape[0], block):
         part = codes[start : start + block]
         b = part.shape[0]
-        onehot = np.zeros((b, n_classes, n))
-        onehot[np.arange(b)[:, None], part, np.arange(n)[None, :]] = 1.0
-        onehot = onehot.reshape(b * n_classes, n)
+        cube = np.zeros((b, n_classes, n))
+        cube[np.arange(b)[:, None], part, np.arange(n)[None, :]] = 1.0
+        onehot = cube.reshape(b * n_classes, n)
         counts = onehot.sum(axis=1).reshape(b, n_classes)
         safe = np.maximum(counts, 1.0)[:, :, None]
         means = (onehot @ X).reshape(b, n_classes, p) / safe
@@ -97,7 +97,9 @@ def fisher_score_permuted(X: NDArray[np.float64], codes: NDArray[np.intp]) -> ND
         within = np.maximum(within, 0.0)  # rounding can leave -1e-17 on constant features
         tiny = within <= 1e-14 * scale
         scores = np.divide(between, within, out=np.zeros_like(between), where=~tiny)
-        scores[tiny] = np.where(between[tiny] > 1e-14 * np.broadcast_to(scale, tiny.shape)[tiny], np.inf, 0.0)
+        scores[tiny] = np.where(
+            between[tiny] > 1e-14 * np.broadcast_to(scale, tiny.shape)[tiny], np.inf, 0.0
+        )
         out[start : start + b] = scores
     return out
 

@@ -29,8 +29,6 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import Interval
-from localselect.evidence import NullResult, bh_qvalues, empirical_pvalues
-from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, NULL_SEED
 from localselect._docstrings import fill_doc
 from localselect.base import (
     N_FEATURES_CONSTRAINT,
@@ -38,6 +36,8 @@ from localselect.base import (
     LabelledFitMixin,
     resolve_n_features,
 )
+from localselect.evidence import NullResult, bh_qvalues, empirical_pvalues
+from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, NULL_SEED
 
 __all__ = ["MRMR", "discretize_three_states", "mrmr_order", "relevance_permuted"]
 

@@ -88,7 +88,9 @@ class Relief(_FeatureWeightSelector):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=10, *, fdr=0.1, max_samples=None, random_state=None, verbose=0):
+    def __init__(
+        self, n_features_to_select=10, *, fdr=0.1, max_samples=None, random_state=None, verbose=0
+    ):
         self.n_features_to_select = n_features_to_select
         self.fdr = fdr
         self.max_samples = max_samples
@@ -203,7 +205,9 @@ class ReliefF(_FeatureWeightSelector):
     }
     _min_class_size = 1  # a one-sample class adds no hit term
 
-    def __init__(self, n_neighbors=10, *, n_features_to_select=10, fdr=0.1, n_jobs=None, verbose=0):
+    def __init__(
+        self, n_neighbors=10, *, n_features_to_select=10, fdr=0.1, n_jobs=None, verbose=0
+    ):
         self.n_neighbors = n_neighbors
         self.n_features_to_select = n_features_to_select
         self.fdr = fdr
