@@ -24,11 +24,15 @@ from localselect.margin import Relief
 def loop_subsample_fits(estimator, X, y, n_subsamples, fraction, seed):
     """The subsample fits written out: the rows and seeds StabilitySelection documents."""
     rng = check_random_state(seed)
-    n = X.shape[0]
-    size = int(np.floor(fraction * n))
+    classes = np.unique(y)
     fits = []
     for _ in range(n_subsamples):
-        rows = rng.choice(n, size, replace=False)
+        rows = []
+        for c in classes:
+            members = np.flatnonzero(y == c)
+            take = max(1, int(np.floor(fraction * members.size)))
+            rows.append(rng.choice(members, take, replace=False))
+        rows = np.sort(np.concatenate(rows))
         fit_seed = int(rng.randint(np.iinfo(np.int32).max))
         est = clone(estimator)
         if "random_state" in est.get_params():
@@ -129,5 +133,13 @@ def test_mb_bound_and_attributes():
     stab.fit(X, y)
     assert stab.subsets_.shape == (10, 6) and stab.kuncheva_index_ <= 1
     assert stab.expected_false_selections_ == pytest.approx(4 / (0.2 * 6))
-    with pytest.raises(ValueError, match="rows per subsample"):
-        StabilitySelection(FisherScore(), sample_fraction=0.01).fit(X, y)
+    small = StabilitySelection(FisherScore(), n_subsamples=2, sample_fraction=0.01).fit(X, y)
+    assert all(e.n_features_in_ == 6 for e in small.estimators_)  # one row per class each
+
+
+def test_stability_selection_passes_sklearn_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    check_estimator(
+        StabilitySelection(FisherScore(n_features_to_select=2), n_subsamples=3, random_state=0)
+    )

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -21,6 +21,17 @@ from localselect.evidence._indices import (
 __all__ = ["StabilitySelection"]
 
 
+def subsample_rows(y, fraction: float, rng) -> np.ndarray:
+    """Rows of one subsample: ``max(1, floor(fraction * n_c))`` of each class ``c``, drawn
+    without replacement (stratified, so every class stays), in increasing order."""
+    _, codes = np.unique(y, return_inverse=True)
+    rows = [
+        rng.choice(members, max(1, int(np.floor(fraction * members.size))), replace=False)
+        for members in (np.flatnonzero(codes == c) for c in range(codes.max() + 1))
+    ]
+    return np.sort(np.concatenate(rows))
+
+
 def _fit_subsample(estimator, X, y, rows, seed):
     est = clone(estimator)
     if "random_state" in est.get_params():
@@ -31,9 +42,10 @@ def _fit_subsample(estimator, X, y, rows, seed):
 class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     """Stability selection: how often each feature is selected over subsamples.
 
-    ``estimator`` is fitted on ``n_subsamples`` random subsamples of
-    ``floor(sample_fraction * n_samples)`` rows (without replacement, as in
-    Meinshausen and Buhlmann 2010, Sec. 2); a feature's selection probability
+    ``estimator`` is fitted on ``n_subsamples`` random subsamples of about
+    ``sample_fraction * n_samples`` rows (without replacement, as in
+    Meinshausen and Buhlmann 2010, Sec. 2; stratified by class, see
+    :func:`subsample_rows`, so no subsample loses a class); a feature's selection probability
     is the fraction of fits whose ``get_support()`` contains it, and the
     features whose probability reaches ``threshold`` are selected. With a
     threshold above 0.5 the expected number of false selections is bounded by
@@ -133,17 +145,16 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         -------
         self : object
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
-        n = X.shape[0]
-        size = int(np.floor(self.sample_fraction * n))
-        if size < 2:
-            raise ValueError(
-                f"sample_fraction={self.sample_fraction} of {n} rows leaves {size} rows per "
-                "subsample; raise sample_fraction or pass more rows."
-            )
+        nan = get_tags(self.estimator).input_tags.allow_nan
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, ensure_all_finite="allow-nan" if nan else True
+        )
         rng = check_random_state(self.random_state)
         draws = [
-            (rng.choice(n, size, replace=False), int(rng.randint(np.iinfo(np.int32).max)))
+            (
+                subsample_rows(y, self.sample_fraction, rng),
+                int(rng.randint(np.iinfo(np.int32).max)),
+            )
             for _ in range(self.n_subsamples)
         ]
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
@@ -174,7 +185,10 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
             For a global selector every row equals ``selection_probabilities_``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        nan = get_tags(self.estimator).input_tags.allow_nan
+        X = validate_data(
+            self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan" if nan else True
+        )
         total = np.zeros(X.shape, dtype=np.float64)
         for est in self.estimators_:
             if hasattr(est, "get_local_support"):
@@ -190,5 +204,5 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = get_tags(self.estimator).input_tags.allow_nan
         return tags
