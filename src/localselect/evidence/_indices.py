@@ -19,7 +19,7 @@ def _as_subsets(Z: ArrayLike) -> NDArray[np.float64]:
 
 
 def nogueira_stability(Z: ArrayLike) -> float:
-    """Stability of ``M`` selected subsets (Nogueira, Sechidis and Brown, JMLR 2018, eq. 4).
+    """Measure the stability of ``M`` selected subsets (Nogueira, Sechidis and Brown, JMLR 2018, eq. 4).
 
     .. math:: \\hat\\Phi = 1 - \\frac{\\frac1p \\sum_f s_f^2}
               {\\frac{\\bar k}{p}\\left(1 - \\frac{\\bar k}{p}\\right)}
@@ -37,6 +37,7 @@ def nogueira_stability(Z: ArrayLike) -> float:
     Returns
     -------
     phi : float
+        The stability index (at most 1).
     """
     Z = _as_subsets(Z)
     m, p = Z.shape
@@ -50,7 +51,7 @@ def nogueira_stability(Z: ArrayLike) -> float:
 
 
 def kuncheva_index(Z: ArrayLike) -> float:
-    """Kuncheva's consistency index averaged over all pairs of subsets (Kuncheva 2007).
+    """Average Kuncheva's consistency index over all pairs of subsets (Kuncheva 2007).
 
     For two subsets of the same size ``k`` sharing ``r`` features,
     ``(r p - k^2) / (k (p - k))``. Defined only when every subset has the same
@@ -64,6 +65,7 @@ def kuncheva_index(Z: ArrayLike) -> float:
     Returns
     -------
     index : float
+        The mean pairwise index (at most 1), or NaN.
     """
     Z = _as_subsets(Z)
     m, p = Z.shape
@@ -84,7 +86,21 @@ def meinshausen_buhlmann_bound(mean_selected: float, n_features: int, threshold:
     for a threshold ``pi_thr`` in (0.5, 1] on the selection probabilities,
     ``q`` the mean number of features a subsample fit selects and ``p`` the
     number of features; assumes exchangeable noise features and a selector no
-    worse than random guessing. ``inf`` for ``pi_thr <= 0.5``.
+    worse than random guessing.
+
+    Parameters
+    ----------
+    mean_selected : float
+        ``q``, the mean number of features selected per subsample fit.
+    n_features : int
+        ``p``, the number of features.
+    threshold : float
+        ``pi_thr``, the selection-probability threshold.
+
+    Returns
+    -------
+    bound : float
+        The bound on ``E[V]``; ``inf`` for ``pi_thr <= 0.5``.
     """
     if threshold <= 0.5:
         return float("inf")

@@ -44,24 +44,40 @@ __all__ = [
 
 
 class NullResult(NamedTuple):
-    """Observed scores and the null draws they are compared with."""
+    """Observed scores and the null draws they are compared with.
 
-    #: Observed score per feature, shape ``(n_features,)``.
+    Parameters
+    ----------
+    scores : ndarray of shape (n_features,)
+        Observed score per feature (for shadows: the mean over rounds).
+    null : ndarray of shape (B, n_features) or (R, n_features)
+        Scores under permuted labels (``B`` permutations), or the shadow
+        features' scores (``R`` rounds).
+    method : str
+        ``"permutation"`` or ``"shadow"``.
+    round_scores : ndarray of shape (R, n_features) or None, default=None
+        Shadows: the real features' scores in each round; None otherwise.
+    """
+
     scores: NDArray[np.float64]
-    #: ``(B, n_features)`` permuted-label scores, or ``(R, n_features)`` shadow scores.
     null: NDArray[np.float64]
-    #: ``"permutation"`` or ``"shadow"``.
     method: str
-    #: Shadows: the real features' scores in each round, ``(R, n_features)``; else None.
     round_scores: NDArray[np.float64] | None = None
 
 
 def selector_scores(estimator) -> NDArray[np.float64]:
-    """The score a fitted selector ranks features by (higher is better).
+    """Return the score a fitted selector ranks features by (higher is better).
 
-    ``estimator._evidence_scores()`` when the selector defines it (a selector
-    whose support is not the top of ``feature_importances_``), else
-    ``feature_importances_``.
+    Parameters
+    ----------
+    estimator : fitted selector
+        Has ``_evidence_scores()`` (a selector whose support is not the top
+        of ``feature_importances_``) or ``feature_importances_``.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        The scores as float64.
     """
     own = getattr(estimator, "_evidence_scores", None)
     scores = own() if own is not None else estimator.feature_importances_
@@ -83,7 +99,7 @@ def _fit_scores(estimator, X, y) -> NDArray[np.float64]:
 def permutation_null(
     estimator, X, y, *, n_permutations=1000, random_state=None, n_jobs=None, scores=None
 ) -> NullResult:
-    """Scores of ``estimator`` refitted on permuted labels.
+    """Refit ``estimator`` on permuted labels and collect its scores.
 
     Parameters
     ----------
@@ -145,7 +161,7 @@ def default_rounds(n_features: int) -> int:
 
 
 def shadow_null(estimator, X, y, *, n_rounds=None, random_state=None) -> NullResult:
-    """Scores of the real features beside as many shadow features, over ``n_rounds`` fits.
+    """Score the real features beside as many shadow features, over ``n_rounds`` fits.
 
     Parameters
     ----------
@@ -183,7 +199,7 @@ def shadow_null(estimator, X, y, *, n_rounds=None, random_state=None) -> NullRes
 
 
 def empirical_pvalues(result: NullResult) -> NDArray[np.float64]:
-    """P-values of the observed scores against their null draws.
+    """Compute the p-values of the observed scores against their null draws.
 
     Permutations: per feature ``(1 + #{b: T_j^b >= T_j}) / (B + 1)``.
     Shadows: ``(1 + sum_r #{s: T_{s,r} >= T_{j,r}}) / (R p + 1)``, each round's
@@ -191,6 +207,16 @@ def empirical_pvalues(result: NullResult) -> NDArray[np.float64]:
     exchangeable with its round's shadow scores, so each round's rank is
     uniform; summing over rounds keeps ``P(p <= u) <= u`` up to the ranks'
     dependence). Never 0 (Phipson and Smyth 2010).
+
+    Parameters
+    ----------
+    result : NullResult
+        From :func:`permutation_null` or :func:`shadow_null`.
+
+    Returns
+    -------
+    pvalues : ndarray of shape (n_features,)
+        One p-value per feature, in ``(0, 1]``.
     """
     if result.method == "shadow" and result.round_scores is not None:
         real, null = result.round_scores, result.null

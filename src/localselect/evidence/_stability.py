@@ -144,6 +144,7 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         Returns
         -------
         self : object
+            The fitted meta-estimator.
         """
         nan = get_tags(self.estimator).input_tags.allow_nan
         X, y = validate_data(
