@@ -25,6 +25,9 @@ LAYERS = {
     "_typing": 0,
     "_docstrings": 0,
     "_dask": 0,
+    # p-values, FDR and stability: above the shared infrastructure, below base (whose
+    # ScoreSelectorMixin gets n_features_to_select="auto" from evidence.EvidenceMixin)
+    "evidence": 0.5,
     "_parallel": 1,
     "base": 1,
     "datasets": 2,
