@@ -19,7 +19,7 @@ def _as_subsets(Z: ArrayLike) -> NDArray[np.float64]:
 
 
 def nogueira_stability(Z: ArrayLike) -> float:
-    """Measure the stability of ``M`` selected subsets (Nogueira, Sechidis and Brown, JMLR 2018, eq. 4).
+    """Measure the stability of ``M`` subsets (Nogueira, Sechidis and Brown, JMLR 2018, eq. 4).
 
     .. math:: \\hat\\Phi = 1 - \\frac{\\frac1p \\sum_f s_f^2}
               {\\frac{\\bar k}{p}\\left(1 - \\frac{\\bar k}{p}\\right)}
