@@ -86,3 +86,11 @@ def test_mrmr_auto_relevance_matches_mutual_info(strong_signal):
     assert est.get_support()[:2].all() and set(est.ranking_) == set(
         np.flatnonzero(est.get_support())
     )
+
+
+def test_auto_warns_when_nothing_is_significant():
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(60, 5)), np.repeat([0, 1], 30)
+    with pytest.warns(UserWarning, match="no feature is significant at fdr=0.1"):
+        est = FisherScore("auto").fit(X, y)
+    assert not est.get_support().any()

@@ -10,6 +10,7 @@ support ``qvalues_ <= fdr``.
 
 from __future__ import annotations
 
+import warnings
 from math import ceil
 from numbers import Real
 from typing import Any
@@ -75,6 +76,14 @@ class EvidenceMixin:
         self.null_ = result
         self.pvalues_ = empirical_pvalues(result)
         self.qvalues_ = bh_qvalues(self.pvalues_)
+        if not (self.qvalues_ <= self.fdr).any():
+            warnings.warn(
+                f"{type(self).__name__}: no feature is significant at fdr={self.fdr} "
+                f"(smallest q-value {self.qvalues_.min():.3g}); get_support() is empty. "
+                "Raise fdr, or pass n_features_to_select as a count.",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def _auto_support(self) -> np.ndarray:
         return np.asarray(self.qvalues_ <= self.fdr)
