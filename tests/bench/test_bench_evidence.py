@@ -8,22 +8,19 @@ import numpy as np
 import pytest
 
 from localselect.bench import SuiteContext, run_suite
-from localselect.bench.suite_evidence import summarise
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_evidence_quick(tmp_path):
     run_suite("evidence", SuiteContext(quick=True, out=tmp_path))
-    records = json.loads((tmp_path / "results.json").read_text())["records"]
-    assert {r["selector"] for r in records} == {"FisherScore", "Relief", "IM4E"}
-    assert len({r["generator"] for r in records}) == 6
-    for r in records:
-        assert 0 <= r["auto_fdp"] <= 1 and r["auto_n_selected"] <= r["n_features"]
-        assert r["top10_n_selected"] == 10 and r["seconds_auto"] > 0
-    null = [r for r in records if r["generator"] == "global-null"]
-    assert all(np.isnan(r["auto_power"]) or r["auto_power"] is None for r in null)
-    rows = summarise(records)
-    assert all(row["draws"] == 3 for row in rows)
+    rows = json.loads((tmp_path / "results.json").read_text())["records"]
+    assert {r["selector"] for r in rows} == {"FisherScore", "Relief", "IM4E"}
+    assert len({r["generator"] for r in rows}) == 6 and len(rows) == 18
+    for row in rows:
+        assert row["draws"] == 3 and 0 <= row["fdr"] <= 1 and row["n_selected"] <= 20
+        assert row["cost_ratio"] > 0
+    null = [r for r in rows if r["generator"] == "global-null"]
+    assert all(np.isnan(r["power"]) for r in null)
     # top-10 on a 20-feature table with 5 informative columns has FDP >= 0.5
     easy = [row for row in rows if row["generator"] == "classification-easy"]
     assert all(row["top10_fdr"] >= 0.5 for row in easy)
@@ -40,3 +37,16 @@ def test_evidence_uci_quick(tmp_path, data_home):
             assert 0 <= r[key] <= 1
         assert r["cost_ratio"] > 0
     assert any("best fixed" in note for note in saved["notes"])
+
+
+def test_summarise_averages_draws():
+    from localselect.bench.suite_evidence import summarise
+
+    cells = [
+        {"generator": "g", "selector": "s", "auto_fdp": fdp, "auto_power": 1.0,
+         "auto_n_selected": 2, "top10_fdp": 0.5, "top10_power": 1.0, "cost_ratio": c}
+        for fdp, c in ((0.0, 2.0), (0.5, 4.0), (0.1, 9.0))
+    ]  # fmt: skip
+    (row,) = summarise(cells)
+    assert row["draws"] == 3 and row["fdr"] == pytest.approx(0.2) and row["cost_ratio"] == 4.0
+    assert row["fdr_se"] == pytest.approx(np.std([0.0, 0.5, 0.1], ddof=1) / np.sqrt(3))
