@@ -96,24 +96,24 @@ def test_knockoffs_have_the_knockoff_covariance():
 
 
 @pytest.fixture(scope="module")
-def syn4():
-    X, y, _ = make_instancewise_synthetic(2000, "syn4", random_state=1)
-    Xt, _, Rt = make_instancewise_synthetic(300, "syn4", random_state=2)
+def syn6():
+    X, y, _ = make_instancewise_synthetic(2000, "syn6", random_state=1)
+    Xt, _, Rt = make_instancewise_synthetic(300, "syn6", random_state=2)
     return ConditionalSaliencySelection(random_state=0).fit(X, y), Xt, Rt
 
 
-def test_syn4_per_row_subsets_beat_chance(syn4):
-    est, Xt, Rt = syn4
+def test_syn6_per_row_subsets_beat_chance(syn6):
+    est, Xt, Rt = syn6
     S = est.get_local_support(Xt)
     tpr = ((S & Rt).sum(1) / Rt.sum(1)).mean()
     fdr = ((S & ~Rt).sum(1) / np.maximum(S.sum(1), 1)).mean()
-    # Chance at the same subset size would give TPR ~ size / 11 and FDR ~ 64 %.
-    assert tpr > 0.6 and fdr < 0.45
-    assert 10 in est.screened_ and set(est.screened_) >= {2, 3, 4, 5}
+    # Chance at the same subset size (about 6 of 11) gives TPR ~ 0.55 and FDR ~ 55 %.
+    assert tpr > 0.6 and fdr < 0.4
+    assert set(est.screened_) >= {2, 3, 4, 5, 6, 7, 8, 9, 10}
 
 
-def test_a_row_gets_the_same_answer_alone_or_in_a_batch(syn4):
-    est, Xt, _ = syn4
+def test_a_row_gets_the_same_answer_alone_or_in_a_batch(syn6):
+    est, Xt, _ = syn6
     batch = est.local_relevance(Xt[:20])
     alone = np.vstack([est.local_relevance(Xt[i : i + 1]) for i in range(20)])
     np.testing.assert_allclose(alone, batch, rtol=1e-12, atol=1e-15)

@@ -36,7 +36,15 @@ from localselect.bench._core import SuiteContext, load_published, register_suite
 __all__ = ["DESIGNS", "feature_performance"]
 
 DESIGNS = ("syn1", "syn2", "syn3", "syn4", "syn5", "syn6")
-LOCAL = ("Saliency", "LFS", "LFS (nearest region)", "LFS (relevance > 0)", "GP", "LLDS profiles")
+LOCAL = (
+    "Saliency",
+    "LFS",
+    "LFS (nearest region)",
+    "LFS (majority of deciding regions)",
+    "LFS (relevance > 0)",
+    "GP",
+    "LLDS profiles",
+)
 GLOBAL = ("Relief", "ReliefF", "IRelief", "Simba", "IM4E", "IMMIGRATE", "Fisher", "MRMR")
 FITTED = ("Saliency", "LFS", "GP", "LLDS profiles", *GLOBAL)
 SLOW = frozenset({"LFS", "GP", "LLDS profiles", "IRelief", "Simba", "IM4E", "IMMIGRATE"})
@@ -92,6 +100,7 @@ def _supports(method: str, est, Xte) -> dict[str, np.ndarray]:
         from localselect.lfs import query_subsets
 
         out["LFS (nearest region)"] = query_subsets(est, Xte, rule="nearest").support
+        out["LFS (majority of deciding regions)"] = query_subsets(est, Xte, "majority").support
         out["LFS (relevance > 0)"] = est.local_relevance(Xte) > 0
     return out
 
@@ -148,7 +157,7 @@ def _cell(
 def _settings(quick: bool) -> dict[str, Any]:
     if quick:
         return {"n_train": 2000, "n_test": 1000, "dims": (11,), "slow_rows": 1000}
-    return {"n_train": 10_000, "n_test": 10_000, "dims": (11, 100), "slow_rows": 2000}
+    return {"n_train": 10_000, "n_test": 10_000, "dims": (11, 100), "slow_rows": 1000}
 
 
 def _published_records() -> list[dict[str, Any]]:
@@ -183,8 +192,10 @@ def instancewise(ctx: SuiteContext) -> list[dict[str, Any]]:
     cfg = _settings(ctx.quick)
     designs = [g for g in DESIGNS if ctx.wants(g)] if ctx.datasets else list(DESIGNS)
     grid = list(itertools.product(designs, cfg["dims"]))
-    seeds = ctx.seeds(3 * len(grid))
-    seed_of = {key: tuple(seeds[3 * i : 3 * i + 3]) for i, key in enumerate(grid)}
+    # Seeds of every (design, d), drawn up front: a --datasets filter keeps the cells' seeds.
+    every = list(itertools.product(DESIGNS, cfg["dims"]))
+    seeds = ctx.seeds(3 * len(every))
+    seed_of = {key: tuple(seeds[3 * i : 3 * i + 3]) for i, key in enumerate(every)}
     cells = [(g, d, method) for g, d in grid for method in FITTED]
     args = [
         (g, d, m, cfg["n_train"], cfg["n_test"], cfg["slow_rows"], seed_of[(g, d)])
@@ -226,12 +237,14 @@ def instancewise(ctx: SuiteContext) -> list[dict[str, Any]]:
 
 def _target_notes(records: list[dict[str, Any]], ctx: SuiteContext) -> None:
     """Issue #31's targets for the best local selector on Syn4-Syn6."""
-    value = {(r["dataset"], r["d"], r["method"], r["metric"]): r["value"] for r in records}
+    value: dict[tuple, float] = {
+        (r["dataset"], r["d"], r["method"], r["metric"]): float(r["value"]) for r in records
+    }
     for g, d in sorted({(r["dataset"], r["d"]) for r in records if r["dataset"] >= "syn4"}):
         cands = [
-            (value.get((g, d, m, "TPR")), value.get((g, d, m, "FDR")), m)
+            (value[(g, d, m, "TPR")], value[(g, d, m, "FDR")], m)
             for m in LOCAL
-            if value.get((g, d, m, "TPR")) is not None
+            if (g, d, m, "TPR") in value
         ]
         if not cands:
             continue

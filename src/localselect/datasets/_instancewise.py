@@ -83,7 +83,7 @@ def _relevant(X: NDArray[np.float64], design: str) -> NDArray[np.bool_]:
         return R
     low = X[:, _SWITCH] < 0
     for rows, sub in ((low, str(parts[0])), (~low, str(parts[1]))):
-        cols = list(INSTANCEWISE_DESIGNS[sub])
+        cols = np.array(INSTANCEWISE_DESIGNS[sub], dtype=np.intp)
         R[np.ix_(rows, cols)] = True
     R[:, _SWITCH] = True
     return R

@@ -112,6 +112,8 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         Replacement values (standardised scale) of the kept columns.
     reference_saliency_ : ndarray of shape (n_ref, n_screened)
         Saliency profiles of the reference rows.
+    local_relevance_ : ndarray of shape (n_samples, n_features_in_)
+        ``local_relevance`` of the training rows.
     local_support_ : ndarray of shape (n_samples, n_features_in_) of bool
         The rule applied to the training rows.
 
@@ -214,11 +216,13 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         rng = check_random_state(self.random_state)
         n, d = X.shape
         self.scaler_ = StandardScaler().fit(X)
-        # Work in a column order fixed by the columns' contents, so that permuting the
-        # features permutes the answer (the model's initialisation and the knockoff draws
-        # would otherwise depend on the column order).
+        # Work in a column and row order fixed by the data's contents, so that permuting
+        # the features or the rows permutes the answer (the model's initialisation and
+        # batches, the knockoff draws and the reference rows depend on the order).
         self._order = _canonical_order(X)
         Xs = self.scaler_.transform(X)[:, self._order]
+        rows = np.lexsort((codes, *Xs.T[::-1]))
+        Xs, codes = Xs[rows], codes[rows]
         cols = self._screen(Xs, codes, rng, log) if self.screen else np.arange(d)
         self._cols = cols
         self.screened_ = np.sort(self._order[cols])
@@ -239,7 +243,9 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
             if k > 0
             else None
         )
-        R = self._relevance_ordered(Xs)
+        R = np.empty((n, d))
+        R[rows] = self._relevance_ordered(Xs)
+        self.local_relevance_ = R
         self.local_support_ = (self.relative_threshold <= R) & (R > 0)
         return self
 
@@ -275,6 +281,10 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         R[:, self._order[self._cols]] = np.divide(P, top, out=np.zeros_like(P), where=top > 0)
         return R
 
+    def _training_local_relevance(self):
+        check_is_fitted(self)
+        return self.local_relevance_
+
     def _local_relevance(self, X):
         check_is_fitted(self)
         return self._relevance_ordered(self.scaler_.transform(X)[:, self._order])
@@ -285,9 +295,9 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
 
 
 def _canonical_order(X):
-    """Column order by a hash of each column's values (ties: identical columns)."""
+    """Column order by a hash of each column's sorted values (independent of the row order)."""
     keys = [
-        hashlib.blake2b(np.ascontiguousarray(X[:, j]).tobytes(), digest_size=8).hexdigest()
+        hashlib.blake2b(np.sort(X[:, j]).tobytes(), digest_size=8).hexdigest()
         for j in range(X.shape[1])
     ]
     return np.array(sorted(range(X.shape[1]), key=lambda j: keys[j]), dtype=np.intp)
