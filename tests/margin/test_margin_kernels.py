@@ -17,8 +17,8 @@ from localselect.margin import DegenerateMarginWarning, _relieff_numba
 from localselect.margin import _matrix_kernels as MK
 from localselect.margin import _nn_kernels as NK
 from localselect.margin import _solvers as S
-from localselect.margin._pairs import AllPairs
 from localselect.margin import _vector_kernels as VK
+from localselect.margin._pairs import AllPairs
 
 _spec = importlib.util.spec_from_file_location(
     "margin_reference", Path(__file__).with_name("_reference.py")

@@ -153,7 +153,7 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         nargs="+",
         default=[],
         metavar="K=V",
-        help="estimator parameters, e.g. alpha=10 sigma=0.5 (values parsed as Python "
+        help="estimator parameters, e.g. max_features=10 sigma=0.5 (values parsed as Python "
         "literals or JSON); discretizer=mahalanobis:3, kbins:5 or auto for LLDS",
     )
     p.add_argument("--n-features", type=int, default=None, help="sets n_features_to_select")
