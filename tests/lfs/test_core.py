@@ -137,18 +137,12 @@ def test_compiled_weights_distances_and_scores_match_loops(seed):
 @pytest.mark.parametrize(("seed", "classes"), [(10, 2), (11, 3)])
 def test_estimator_matches_slow_reference_at_any_thread_count(rounding, seed, classes):
     X, y = _small(seed, n=27, m=7, classes=classes)
-    kw = dict(
-        max_features=3,
-        impurity=0.2,
-        max_iter=2,
-        sigma=1.0,
-        n_beta=6,
-        n_rounding=150,
-        random_state=seed,
-    )
-    support, radii, betas = ref.fit(X, y, rounding=rounding, **kw)
+    kw = dict(sigma=1.0, n_beta=6, n_rounding=150, random_state=seed)
+    paper = dict(alpha=3, gamma=0.2, tau=2)  # the reference keeps the paper's names
+    ours = dict(max_features=3, impurity=0.2, max_iter=2)
+    support, radii, betas = ref.fit(X, y, rounding=rounding, **paper, **kw)
     for n_jobs in (1, 2, 3):
-        est = LocalFeatureSelection(rounding=rounding, n_jobs=n_jobs, **kw).fit(X, y)
+        est = LocalFeatureSelection(rounding=rounding, n_jobs=n_jobs, **ours, **kw).fit(X, y)
         np.testing.assert_array_equal(est.local_support_, support)
         np.testing.assert_allclose(est.radii_, radii, rtol=1e-12)
         np.testing.assert_array_equal(est.betas_, betas)

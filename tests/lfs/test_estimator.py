@@ -24,17 +24,11 @@ def _small(seed, n=24, m=6):
 def test_matches_slow_reference(seed):
     """Random rounding with the same seeds: identical subsets, radii, betas, similarities."""
     X, y = _small(seed)
-    kw = dict(
-        max_features=3,
-        impurity=0.2,
-        max_iter=2,
-        sigma=1.0,
-        n_beta=6,
-        n_rounding=200,
-        random_state=seed,
-    )
-    support, radii, betas = ref.fit(X, y, **kw)
-    est = LocalFeatureSelection(rounding="random", **kw).fit(X, y)
+    kw = dict(sigma=1.0, n_beta=6, n_rounding=200, random_state=seed)
+    paper = dict(alpha=3, gamma=0.2, tau=2)  # the reference keeps the paper's names
+    ours = dict(max_features=3, impurity=0.2, max_iter=2)
+    support, radii, betas = ref.fit(X, y, **paper, **kw)
+    est = LocalFeatureSelection(rounding="random", **ours, **kw).fit(X, y)
     np.testing.assert_array_equal(est.local_support_, support)
     np.testing.assert_allclose(est.radii_, radii, rtol=1e-12)
     np.testing.assert_array_equal(est.betas_, betas)

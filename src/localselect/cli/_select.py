@@ -316,9 +316,9 @@ def _masks(estimator: Any, X: Any, n_rows: int) -> np.ndarray | None:
     """
     import numpy as np
 
-    from localselect.base import local_support
+    from localselect.base import is_selector, local_support
 
-    if not (hasattr(estimator, "get_local_support") or hasattr(estimator, "get_support")):
+    if not is_selector(estimator):
         return None
     masks = np.asarray(local_support(estimator, X), dtype=bool)
     if masks.shape[0] != n_rows:
