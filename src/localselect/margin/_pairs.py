@@ -117,9 +117,9 @@ class PairQuery(NamedTuple):
     """(n_query, A) the queries, in the source's columns."""
     leave_one_out: bool
     """The queries are the training samples, each left out of its own sums."""
-    index: NDArray[np.intp] | None = None
+    kept: NDArray[np.intp] | None = None
     """(n_query, C, k) kept training samples of each class; None: every sample."""
-    distance: FloatArray | None = None
+    kept_distance: FloatArray | None = None
     """(n_query, C, k) their Euclidean distances (inf for padding)."""
 
 
@@ -281,9 +281,11 @@ class NeighbourPairs(AllPairs):
 
     def expected_distances(self, query, W, sigma, *, n_jobs=None):
         """Eq. (3.18) over each query's kept samples (every sample for an exact query)."""
-        if query.index is None or query.distance is None:
+        if query.kept is None or query.kept_distance is None:
             return super().expected_distances(query, W, sigma, n_jobs=n_jobs)
-        return expected_distances_truncated(query.X, self.X, query.index, query.distance, W, sigma)
+        return expected_distances_truncated(
+            query.X, self.X, query.kept, query.kept_distance, W, sigma
+        )
 
 
 def resolve_pairs(
