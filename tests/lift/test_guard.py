@@ -7,8 +7,12 @@ from sklearn.preprocessing import KBinsDiscretizer
 from localselect import LiftFeatureSelector
 from localselect._progress import listen
 from localselect.lift import _search
-from localselect.lift._profiles import PROFILE_SECONDS, profile_search_seconds
-from localselect.lift._search import count_subsets, estimate_search_seconds
+from localselect.lift._search import (
+    PROFILE_SECONDS,
+    count_subsets,
+    estimate_search_seconds,
+    profile_search_seconds,
+)
 
 
 class Recorder:

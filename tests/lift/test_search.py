@@ -8,8 +8,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from localselect.lift._measures import encode_discrete
-from localselect.lift._profiles import search_profiles
-from localselect.lift._search import count_subsets, search_features, search_windows
+from localselect.lift._search import (
+    count_subsets,
+    search_features,
+    search_profiles,
+    search_windows,
+)
 
 from . import _reference as ref
 from ._strategies import discrete_tables, to_array

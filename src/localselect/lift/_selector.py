@@ -17,12 +17,13 @@ from localselect._docstrings import fill_doc
 from localselect._progress import progress_task
 from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
 from localselect.lift._measures import encode_discrete
-from localselect.lift._profiles import search_profiles, search_profiles_per_subset
 from localselect.lift._search import (
     SearchTooLong,
     _subsets_total,
     count_subsets,
     search_features,
+    search_profiles,
+    search_profiles_per_subset,
     search_windows,
 )
 

@@ -87,12 +87,7 @@ class BoostedImmigrate(
     verbose : int, default=0
         1 logs each round and the progress of fits past 2 s (INFO) to
         ``logging.getLogger("localselect.margin")``.
-    n_neighbors : int, "auto" or None, default="deprecated"
-        Old name of ``n_candidates``.
-
-        .. deprecated:: 0.1.0
-           Renamed ``n_candidates`` (one name, one meaning: ``n_neighbors`` is a
-           model's K elsewhere); ``n_neighbors`` is removed in 0.2.0.
+    %(n_neighbors_deprecated)s
 
     Attributes
     ----------

@@ -116,12 +116,7 @@ class Immigrate(
         ``logging.getLogger("localselect.margin")``.
     callback : callable, default=None
         Called as ``callback(iteration, cost)`` after each iteration.
-    n_neighbors : int, "auto" or None, default="deprecated"
-        Old name of ``n_candidates``.
-
-        .. deprecated:: 0.1.0
-           Renamed ``n_candidates`` (one name, one meaning: ``n_neighbors`` is a
-           model's K elsewhere); ``n_neighbors`` is removed in 0.2.0.
+    %(n_neighbors_deprecated)s
 
     Attributes
     ----------

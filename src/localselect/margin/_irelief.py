@@ -32,13 +32,7 @@ class IRelief(_SoftmaxMarginSelector):
         Stop when ``||w_new - w||_2 < tol`` (Sun's theta).
     n_features_to_select : int, float or None, default=10
         %(n_features_to_select)s
-    n_candidates : int, "auto" or None, default="auto"
-        Neighbour truncation: each sample's softmax runs over its
-        ``n_candidates`` nearest hits and nearest misses (Euclidean, found
-        once), O(N k A) per iteration instead of O(N^2 A). ``None`` is the
-        exact all-pairs method. ``"auto"``: exact up to 1,000 samples while
-        ``N^2 A <= 2e8``, else ``k = 1e8 / (N A)`` clipped to [10, 100] (see
-        :class:`Immigrate` for the dropped-weight bound).
+    %(n_candidates_vector)s
     n_jobs : int, default=None
         Threads over row blocks; results do not depend on it.
     verbose : int, default=0
@@ -46,12 +40,7 @@ class IRelief(_SoftmaxMarginSelector):
         ``logging.getLogger("localselect.margin")``.
     callback : callable, default=None
         Called as ``callback(iteration, change_of_w)`` after each iteration.
-    n_neighbors : int, "auto" or None, default="deprecated"
-        Old name of ``n_candidates``.
-
-        .. deprecated:: 0.1.0
-           Renamed ``n_candidates`` (one name, one meaning: ``n_neighbors`` is a
-           model's K elsewhere); ``n_neighbors`` is removed in 0.2.0.
+    %(n_neighbors_deprecated)s
 
     Attributes
     ----------
