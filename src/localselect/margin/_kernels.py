@@ -8,12 +8,13 @@ The kernels live in one module per family:
 
 * :mod:`localselect.margin._nn_kernels`: nearest hit/miss methods (Relief,
   ReliefF, Simba);
-* :mod:`localselect.margin._vector_kernels`: softmax-margin feature weights
-  (IM4E, I-RELIEF);
-* :mod:`localselect.margin._matrix_kernels`: the IMMIGRATE weight matrix and
-  its classifier.
+* :mod:`localselect.margin._vector_kernels`: the margin vector of IM4E and
+  I-RELIEF;
+* :mod:`localselect.margin._matrix_kernels`: the IMMIGRATE weight matrix
+  pass and its classifier;
 
-This module holds what the last two share: the hit/miss softmax of eq. (3.6)
+their solvers (:mod:`localselect.margin._solvers`) run over a pair source of
+:mod:`localselect.margin._pairs`. This module holds what the last two share: the hit/miss softmax of eq. (3.6)
 over an ``N x N`` matrix of pair distances, the block runner, the quadratic
 form of eq. (3.3), the records of one pass and of a fit, and the alternating
 loop of Algorithm 2 (:func:`alternate`). All pairwise work runs over blocks of rows
