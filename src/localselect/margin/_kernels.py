@@ -15,9 +15,9 @@ The kernels live in one module per family:
 
 their solvers (:mod:`localselect.margin._solvers`) run over a pair source of
 :mod:`localselect.margin._pairs`. This module holds what the last two
-share: the hit/miss softmax of eq. (3.6) over an ``N x N`` matrix of pair distances, the block runner, the quadratic
-form of eq. (3.3), the records of one pass and of a fit, and the alternating
-loop of Algorithm 2 (:func:`alternate`). All pairwise work runs over blocks of rows
+share: the hit/miss softmax of eq. (3.6) over an ``N x N`` matrix of pair
+distances, the block runner, the quadratic form of eq. (3.3), the records of
+one pass and of a fit, and the alternating loop of Algorithm 2 (:func:`alternate`). All pairwise work runs over blocks of rows
 (:func:`localselect._pairwise.row_chunks`) or of pairs ``n < j``
 (:class:`localselect._pairwise.PairDiffs`), never the whole ``N x N x A``
 array unless it fits the working-memory budget; blocks may run in parallel
