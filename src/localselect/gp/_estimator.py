@@ -182,6 +182,7 @@ class GPLocalFeatureSelection(
         .. deprecated:: 0.1.0
            Renamed ``threshold`` (``gamma`` means a kernel coefficient in
            scikit-learn and an impurity level in LFS); removed in 0.2.0.
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
