@@ -21,11 +21,9 @@ ROOT = Path(localselect.__file__).parent
 LAYERS = {
     "_compat": 0,
     "_pairwise": 0,
-    "_progress": 0,
     "_typing": 0,
     "_docstrings": 0,
-    "_dask": 0,
-    "_parallel": 1,
+    "_runtime": 0,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -42,7 +40,7 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_parallel", "_progress", "_typing"}
+SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_runtime", "_typing"}
 
 
 def _unit(module: str) -> str:

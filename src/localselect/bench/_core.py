@@ -169,13 +169,11 @@ class SuiteContext:
         values : list
             One result per cell, in the order of ``keys``.
         """
-        from localselect._parallel import Parallel, delayed
+        from localselect._runtime import map_tasks
 
         paths = [self._cache_path(key) for key in keys]
         missing = [i for i, path in enumerate(paths) if not path.exists()]
-        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-            delayed(func)(*args[i]) for i in missing
-        )
+        results = map_tasks(func, (args[i] for i in missing), self.n_jobs, generator=True)
         for i, value in zip(missing, results):
             self._store(paths[i], value)
         return [joblib.load(path) for path in paths]

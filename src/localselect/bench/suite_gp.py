@@ -68,7 +68,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from localselect import GPLocalFeatureSelection
-from localselect._parallel import Parallel, delayed
+from localselect._runtime import map_tasks
 from localselect.bench._core import SuiteContext, load_published, register_suite
 from localselect.datasets import load_dataset, make_subspace_classification
 from localselect.gp import discriminative_scores, fit_posterior, greedy_max_variance
@@ -164,8 +164,8 @@ def _fit_score(factory, seed, X, y, train, test) -> tuple[float, float]:
 
 def _cv(ctx, factory, X, y, splits) -> tuple[np.ndarray, np.ndarray]:
     seeds = ctx.seeds(len(splits))
-    out = Parallel(n_jobs=ctx.n_jobs)(
-        delayed(_fit_score)(factory, s, X, y, tr, te) for s, (tr, te) in zip(seeds, splits)
+    out = map_tasks(
+        _fit_score, ((factory, s, X, y, tr, te) for s, (tr, te) in zip(seeds, splits)), ctx.n_jobs
     )
     return np.array([a for a, _ in out]), np.array([t for _, t in out])
 
@@ -395,9 +395,13 @@ def synthetic(ctx: SuiteContext) -> list[dict[str, Any]]:
             seeds = ctx.seeds(len(splits))
 
             def run(X=X, y=y, relevant=relevant, splits=splits, seeds=seeds):
-                return Parallel(n_jobs=ctx.n_jobs)(
-                    delayed(_gamma_fold)(s, X, y, relevant, tr, te, gammas, n_inner)
-                    for s, (tr, te) in zip(seeds, splits)
+                return map_tasks(
+                    _gamma_fold,
+                    (
+                        (s, X, y, relevant, tr, te, gammas, n_inner)
+                        for s, (tr, te) in zip(seeds, splits)
+                    ),
+                    ctx.n_jobs,
                 )
 
             key = {"suite": "gp-synthetic", "v": 4, "gen": gen, "draw": d, "gammas": gammas}
@@ -653,9 +657,10 @@ def uci(ctx: SuiteContext) -> list[dict[str, Any]]:
             seeds = ctx.seeds(len(splits))
 
             def run(params=params, seeds=seeds, X=X, y=y, splits=splits):
-                return Parallel(n_jobs=ctx.n_jobs)(
-                    delayed(_uci_fold)(sd, X, y, tr, te, params)
-                    for sd, (tr, te) in zip(seeds, splits)
+                return map_tasks(
+                    _uci_fold,
+                    ((sd, X, y, tr, te, params) for sd, (tr, te) in zip(seeds, splits)),
+                    ctx.n_jobs,
                 )
 
             folds = ctx.cached(
@@ -783,9 +788,10 @@ def analyses(ctx: SuiteContext) -> list[dict[str, Any]]:
 
         def run(init=init):
             seeds = ctx.seeds(len(splits))
-            return Parallel(n_jobs=ctx.n_jobs)(
-                delayed(_table4_fold)(s, Xs, ys, tr, te, init)
-                for s, (tr, te) in zip(seeds, splits)
+            return map_tasks(
+                _table4_fold,
+                ((s, Xs, ys, tr, te, init) for s, (tr, te) in zip(seeds, splits)),
+                ctx.n_jobs,
             )
 
         out = ctx.cached({"suite": "gp-analyses", "table": 4, "init": init}, run)

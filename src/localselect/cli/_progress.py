@@ -1,4 +1,4 @@
-"""The CLI's view of :mod:`localselect._progress`: ``rich`` progress bars.
+"""The CLI's view of :mod:`localselect._runtime._report`: ``rich`` progress bars.
 
 A task gets a bar once it has run for ``delay`` seconds (so quick fits draw
 nothing) and loses it when it ends. Bars are drawn only on a terminal; piped
@@ -27,7 +27,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from localselect._progress import ProgressTask, listen
+from localselect._runtime import ProgressTask, listen
 
 __all__ = ["RichProgressListener", "progress_bars", "status"]
 
