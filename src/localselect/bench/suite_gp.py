@@ -70,6 +70,7 @@ from sklearn.preprocessing import StandardScaler
 from localselect import GPLocalFeatureSelection
 from localselect._runtime import map_tasks
 from localselect.bench._core import SuiteContext, load_published, register_suite
+from localselect.bench._measure import load_average
 from localselect.datasets import load_dataset, make_subspace_classification
 from localselect.gp import discriminative_scores, fit_posterior, greedy_max_variance
 
@@ -832,7 +833,6 @@ def _table4_fold(seed, X, y, train, test, init):
 
 def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, Any]]:
     """Issue #17 targets: 5,000 x 40 fit / 2,000 predictions, 30 x 5,000 fit (one run each)."""
-    import os
     import warnings
 
     records: list[dict[str, Any]] = []
@@ -846,7 +846,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
         start = time.perf_counter()
         est.predict(X[:2000])
         pred_s = time.perf_counter() - start
-        load = os.getloadavg()[0]
+        load = (load_average() or [float("nan")])[0]
         note = f"one run; n_jobs=None; load average {load:.1f} on 2 cores (shared machine)"
         records += [
             {
@@ -874,7 +874,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
             est = GPLocalFeatureSelection(random_state=0).fit(X, y)
             fit_s = time.perf_counter() - start
         selected = est.get_local_support(rng.uniform(size=(100, 5000))).mean()
-        load = os.getloadavg()[0]
+        load = (load_average() or [float("nan")])[0]
         records.append(
             {
                 **common,
