@@ -129,7 +129,7 @@ def test_status_line_joins_the_bars_live_display():
 
     terminal = Console(file=io.StringIO(), force_terminal=True, width=100)
     with progress_bars(terminal, delay=0.0):
-        (progress,) = cli_progress._ACTIVE
+        (progress,) = cli_progress._ACTIVE.get()
         with status(Console(file=io.StringIO(), force_terminal=True), "fitting X ..."):
             rows = [t.description for t in progress.tasks]
             assert rows == ["fitting X ..."]
@@ -137,7 +137,7 @@ def test_status_line_joins_the_bars_live_display():
                 task.advance(1)
                 assert [t.description for t in progress.tasks] == ["fitting X ...", "rounds"]
         assert progress.tasks == []
-    assert cli_progress._ACTIVE == []
+    assert cli_progress._ACTIVE.get() == ()
 
 
 def test_status_without_live_display_uses_console_status(monkeypatch):
