@@ -203,15 +203,33 @@ def test_a_cold_prediction_kernel_is_compiled_before_predict_and_said(monkeypatc
     assert rec.events[0] == ("start", V.COMPILE_MESSAGE)
 
 
-def test_ctrl_c_while_a_prediction_kernel_compiles_stops_predict_at_once(monkeypatch):
+@pytest.mark.parametrize("step", ["fit", "predict"])
+def test_ctrl_c_while_a_kernel_compiles_stops_at_once(step, monkeypatch):
+    """The compile runs on a worker thread: Ctrl-C is not swallowed inside LLVM."""
     import _thread
     import signal
     import time
 
+    from localselect.lfs import _estimator as E
+    from localselect.lfs import _fit as F
+
     X, y, _ = make_lfs_synthetic(40, 3, random_state=3)
     est = LocalFeatureSelection(alpha=2, n_beta=3).fit(X, y)
     release = threading.Event()
-    _cold_prediction_kernel(monkeypatch, lambda: release.wait(10))  # numba compiling
+
+    def compiling_for_ever():  # stands for numba compiling the kernel
+        release.wait(10)
+
+    if step == "predict":
+        _cold_prediction_kernel(monkeypatch, compiling_for_ever)
+        run = lambda: est.predict(X)  # noqa: E731
+    else:
+        cold = F.FIT_KERNEL._replace(
+            dispatchers=(SimpleNamespace(signatures=[]),), warm_up=compiling_for_ever
+        )
+        monkeypatch.setattr(E, "FIT_KERNEL", cold)
+        monkeypatch.setattr(K, "_cached_on_disk", lambda dispatcher: False)
+        run = lambda: est.fit(X, y)  # noqa: E731
     # Ctrl-C as Python's default handler delivers it (a background job of a
     # non-interactive shell inherits SIGINT ignored; pytest may install its own).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -219,7 +237,7 @@ def test_ctrl_c_while_a_prediction_kernel_compiles_stops_predict_at_once(monkeyp
     t = time.perf_counter()
     try:
         with pytest.raises(KeyboardInterrupt):
-            est.predict(X)
+            run()
         assert time.perf_counter() - t < 3
         assert compiling()  # still compiling: the CLI leaves with os._exit
     finally:

@@ -1,4 +1,7 @@
-"""The LFS linear program (9) solved exactly, and the rounding of its solution.
+"""Numpy reference of the LFS linear program (9) and of the rounding of its solution.
+
+The library solves LP (9) in compiled code (:mod:`localselect.lfs._lp`); this
+transcription in numpy, checked against HiGHS, is the tests' slow reference.
 
 LP (9) of Armanfard et al. (2016), for one representative point and one
 ``epsilon = beta * eps_max``::
@@ -31,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from localselect._typing import FloatArray, IntArray
+from localselect.lfs._lp import LPSolution
 
 __all__ = [
     "LFSProgram",
@@ -46,27 +50,6 @@ __all__ = [
 
 #: Relative slack when comparing ``b^T f`` with ``epsilon`` (rounding noise).
 _FEAS_RTOL = 1e-12
-
-
-class LPSolution(NamedTuple):
-    """An optimal vertex of LP (9).
-
-    Attributes
-    ----------
-    x : ndarray of shape (n_features,)
-        The vertex: entries in [0, 1], at most two strictly fractional.
-    fun : float
-        The optimal objective ``a^T x``.
-    multiplier : float
-        Optimal Lagrange multiplier of ``b^T f >= epsilon`` (0 when inactive).
-    n_iter : int
-        Inner (sorting) problems solved by the search.
-    """
-
-    x: FloatArray
-    fun: float
-    multiplier: float
-    n_iter: int
 
 
 class LFSProgram(NamedTuple):
@@ -390,69 +373,9 @@ def solve_sweep(prog: LFSProgram, epsilons: FloatArray) -> list[LPSolution]:
 
 
 def solve_lfs_lp(a: ArrayLike, b: ArrayLike, *, alpha: int, epsilon: float) -> LPSolution:
-    """Solve the LFS linear program (9) exactly and return an optimal vertex.
-
-    ``minimise a^T f  subject to  0 <= f <= 1,  1 <= sum(f) <= alpha,
-    b^T f >= epsilon`` (Armanfard et al. 2016, eq. (9)).
-
-    Parameters
-    ----------
-    a : array-like of shape (n_features,)
-        Objective: in LFS, the weighted within-class squared distances (eq. (5)).
-    b : array-like of shape (n_features,)
-        Constraint vector: in LFS, the weighted between-class squared
-        distances (eq. (5)).
-    alpha : int
-        Upper bound on the number of selected features, at least 1; values
-        above ``n_features`` act as ``n_features``.
-    epsilon : float
-        Lower bound on ``b^T f``; at most ``eps_max``, the optimum of LP (8)
-        (the sum of the ``alpha`` largest positive ``b``, or the largest ``b``
-        when none is positive).
-
-    Returns
-    -------
-    solution : LPSolution
-        ``x`` (an optimal vertex, at most two fractional entries), ``fun``,
-        ``multiplier`` (of the ``b`` constraint) and ``n_iter``.
-
-    Raises
-    ------
-    ValueError
-        If ``a`` and ``b`` are not finite 1-D arrays of the same length, if
-        ``alpha < 1``, or if ``epsilon > eps_max`` (the program is infeasible).
-
-    See Also
-    --------
-    LocalFeatureSelection : The estimator that solves these programs.
-
-    Notes
-    -----
-    Time O(M) per step of the secant search over the multiplier (a partial
-    sort), which visits each inner solution at most once. Ties are
-    broken towards the lower feature index; among optimal points on the final
-    face, the one with the fewest selected features is returned.
-
-    Examples
-    --------
-    >>> from localselect.lfs import solve_lfs_lp
-    >>> sol = solve_lfs_lp([1.0, 2.0, 4.0], [1.0, 3.0, 4.0], alpha=2, epsilon=5.0)
-    >>> sol.x, sol.fun
-    (array([0. , 1. , 0.5]), 4.0)
-    """
-    a_arr = np.asarray(a, dtype=np.float64)
+    """Numpy reference of :func:`localselect.lfs.solve_lfs_lp` (same arguments, result, errors)."""
+    a_arr = np.asarray(a, dtype=np.float64)  # valid input: the library checks it
     b_arr = np.asarray(b, dtype=np.float64)
-    if a_arr.ndim != 1 or b_arr.shape != a_arr.shape or a_arr.size == 0:
-        raise ValueError(
-            f"a and b must be non-empty 1-D arrays of the same length; got shapes "
-            f"{a_arr.shape} and {b_arr.shape}."
-        )
-    if not (np.isfinite(a_arr).all() and np.isfinite(b_arr).all()):
-        raise ValueError("a and b must be finite; remove NaN or inf entries.")
-    if int(alpha) != alpha or alpha < 1:
-        raise ValueError(f"alpha must be an integer >= 1; got {alpha!r}.")
-    if not np.isfinite(epsilon):
-        raise ValueError(f"epsilon must be finite; got {epsilon!r}.")
     alpha = min(int(alpha), a_arr.size)
     keep = lp_candidates(a_arr, b_arr, alpha)
     if keep is None:

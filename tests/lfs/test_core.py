@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from localselect._runtime import _kernels as K
-from localselect._runtime import compiling, ensure_compiled, listen
+from localselect._runtime import ensure_compiled, listen
 from localselect.lfs import LocalFeatureSelection
 from localselect.lfs import _estimator as E
 from localselect.lfs import _fit as F
@@ -308,42 +308,6 @@ def test_subset_table_matches_unique_rows(n, m, p):
     np.testing.assert_array_equal(counts, np.bincount(inverse.ravel()))
     for r, row in enumerate(rows):
         np.testing.assert_array_equal(table[r, : lengths[r]], np.flatnonzero(row))
-
-
-def test_ctrl_c_during_a_cold_compile_stops_at_once(monkeypatch):
-    """The compile runs on a worker thread: Ctrl-C is not swallowed inside LLVM."""
-    import _thread
-    import signal
-    import threading
-    import time
-    from types import SimpleNamespace
-
-    release = threading.Event()
-
-    def slow_compile(*args, **kwargs):  # stands for numba compiling the core
-        release.wait(10)
-
-    kernel = F.FIT_KERNEL._replace(
-        dispatchers=(SimpleNamespace(signatures=[]),), warm_up=slow_compile
-    )
-    monkeypatch.setattr(K, "_cached_on_disk", lambda dispatcher: False)
-    # Ctrl-C as Python's default handler delivers it (an earlier test or library
-    # may have installed another SIGINT handler in this process).
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    threading.Timer(0.3, _thread.interrupt_main).start()
-    t = time.perf_counter()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            ensure_compiled(kernel)
-        assert time.perf_counter() - t < 3
-        assert compiling()  # still compiling: the CLI leaves with os._exit
-    finally:
-        release.set()
-        signal.signal(signal.SIGINT, previous)
-    deadline = time.perf_counter() + 5
-    while compiling() and time.perf_counter() < deadline:
-        time.sleep(0.05)
-    assert not compiling()
 
 
 def test_read_only_input_uses_the_compiled_specialisations():
