@@ -5,6 +5,9 @@
   (``{"timeout": seconds}``, ``{"error": "..."}``) instead of hanging or raising;
 * :func:`run_measured`: ``python -m localselect.bench._measure TASK ARGS...``
   through :func:`run_child`;
+* :func:`run_forked`: a picklable function in a forked (or spawned) child, for
+  cells that are functions of this process rather than commands, with the same
+  timeout and failure records;
 * :func:`hwm`, :func:`rss`: peak and current resident memory of this process;
 * :func:`load_average`, :func:`load_text`: the machine's load, recorded beside
   every timing (the machine may be shared).
@@ -50,6 +53,7 @@ __all__ = [
     "main",
     "rss",
     "run_child",
+    "run_forked",
     "run_measured",
 ]
 
@@ -111,6 +115,42 @@ def run_child(
         tail = " ".join(proc.stderr.strip().splitlines()[-1:])[:200]
         return {"error": f"the measuring process exited with {proc.returncode}: {tail}"}
     return json.loads(lines[-1])
+
+
+def _forked_child(conn: Any, func: Callable[..., Any], args: tuple) -> None:  # pragma: no cover
+    conn.send(func(*args))
+    conn.close()
+
+
+def run_forked(
+    func: Callable[..., dict[str, Any]], args: tuple, timeout: float, *, fresh: bool = False
+) -> dict[str, Any]:
+    """``func(*args)`` (a record) in a child process, killed after ``timeout`` seconds.
+
+    The child is forked (cheap; it sees this process's state) unless ``fresh``
+    is true or the platform cannot fork, then spawned (``func`` and ``args``
+    must then be picklable). Returns the child's record, ``{"timeout":
+    timeout}``, or ``{"error": "the measuring process died (exit code N)"}``.
+    """
+    import multiprocessing as mp
+
+    methods = mp.get_all_start_methods()
+    ctx: Any = mp.get_context("fork" if "fork" in methods and not fresh else "spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_forked_child, args=(child, func, args))
+    proc.start()
+    child.close()
+    try:
+        if parent.poll(timeout):
+            return parent.recv()
+        return {"timeout": timeout}
+    except EOFError:
+        return {"error": f"the measuring process died (exit code {proc.exitcode})"}
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        parent.close()
 
 
 def run_measured(task: str, *args: object) -> dict[str, Any]:
