@@ -98,3 +98,17 @@ def test_in_process_cluster_gives_the_serial_results_and_config():
     keys = [str(t["key"]) for t in stream.data]
     assert sum(k.startswith("unit-") for k in keys) == 5
     assert sum(k.startswith("localselect-data-") for k in keys) == 1
+
+
+def test_importing_an_estimator_registers_the_backend_and_plain_import_stays_light():
+    """What docs/scaling.md says: ``from localselect import X`` registers the backend."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, localselect; light = 'joblib' not in sys.modules; "
+        "from localselect import Relief; from joblib.parallel import BACKENDS; "
+        f"print(light, {BACKEND_NAME!r} in BACKENDS)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]

@@ -28,10 +28,11 @@ cancelled at once), or no worker at all for ``wait_for_workers_timeout`` seconds
 ``parallel_config(backend="dask", wait_for_workers_timeout=60)`` to wait longer).
 
 scikit-learn's own loops (``cross_val_score(..., n_jobs=-1)``, ``GridSearchCV``)
-go through joblib's backend, not through this module. ``import localselect``
-registers the joblib backend ``"localselect-dask"`` (:func:`register_backend`;
-the backend is :mod:`localselect._runtime._dask`): joblib's Dask backend with
-the scatter replaced by data tasks, so those loops survive a lost worker too.
+go through joblib's backend, not through this module. Importing the runtime
+(any estimator module does) registers the joblib backend ``"localselect-dask"``
+(:mod:`localselect._runtime._backend`; the backend is
+:mod:`localselect._runtime._dask`): joblib's Dask backend with the scatter
+replaced by data tasks, so those loops survive a lost worker too.
 """
 
 from __future__ import annotations
