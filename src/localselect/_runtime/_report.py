@@ -215,9 +215,13 @@ class Reporter:
     Examples
     --------
     >>> import logging
-    >>> log = Reporter(logging.getLogger("localselect.example"), verbose=1)
-    >>> log(1, "fitting %d samples", 10)  # INFO record
-    >>> log(2, "iteration %d", 1)  # verbose < 2: nothing
+    >>> log = Reporter(logging.getLogger("localselect.example"), verbose=2)
+    >>> with log.task(2, "toy iterations", unit="iterations") as task:
+    ...     for it in range(2):
+    ...         log(2, "iteration %d", it)  # a DEBUG record
+    ...         task.advance()
+    >>> task.done
+    2
     """
 
     def __init__(

@@ -379,14 +379,11 @@ def _prepare(a, b, alpha):  # pragma: no cover - compiled
 
 
 @njit(nogil=True, cache=True)
-def lp_sweep(a, b, alpha, n_beta):  # pragma: no cover - compiled
-    """Vertices of LP (9) for ``epsilon = n / n_beta * eps_max``, n = 1..n_beta.
+def _reduce(a, b, alpha):  # pragma: no cover - compiled
+    """The program after the exact reduction (:func:`_lp_candidates`), prepared.
 
-    The compiled twin of ``solve_sweep(prepare_lfs_lp(...))`` after the
-    ``lp_candidates`` reduction, as the estimator runs it. Returns
-    ``(X, eps, keep, a_red, b_red, alpha_red, n_iter)``: ``X[n - 1]`` the vertex
-    over the kept features ``keep`` (all features when nothing is dropped),
-    ``eps[n - 1]`` the epsilon it meets.
+    Returns ``(keep, a_red, b_red, scale, alpha_red, zero, inf, eps_max)``
+    (``keep`` all features when nothing is dropped; ``scale`` of the full costs).
     """
     m = a.size
     alpha = min(alpha, m)
@@ -398,8 +395,33 @@ def lp_sweep(a, b, alpha, n_beta):  # pragma: no cover - compiled
     else:
         keep = np.arange(m)
     alpha_p, zero, inf, eps_max = _prepare(a, b, alpha)
-    mp = a.size
-    xs = np.zeros((n_beta, mp))
+    return keep, a, b, scale, alpha_p, zero, inf, eps_max
+
+
+@njit(nogil=True, cache=True)
+def _vertex(right, left, has_left, b, eps, alpha):  # pragma: no cover - compiled
+    """The optimal vertex on the face of the bracketing inner solutions (``_finish``)."""
+    f_right = np.zeros(b.size)
+    f_right[right] = 1.0
+    if not has_left:
+        return f_right
+    f_left = np.zeros(b.size)
+    f_left[left] = 1.0
+    return _finish(f_right, f_left, b, eps, alpha)
+
+
+@njit(nogil=True, cache=True)
+def lp_sweep(a, b, alpha, n_beta):  # pragma: no cover - compiled
+    """Vertices of LP (9) for ``epsilon = n / n_beta * eps_max``, n = 1..n_beta.
+
+    The compiled twin of ``solve_sweep(prepare_lfs_lp(...))`` after the
+    ``lp_candidates`` reduction, as the estimator runs it. Returns
+    ``(X, eps, keep, a_red, b_red, n_iter)``: ``X[n - 1]`` the vertex
+    over the kept features ``keep`` (all features when nothing is dropped),
+    ``eps[n - 1]`` the epsilon it meets.
+    """
+    keep, a, b, scale, alpha_p, zero, inf, eps_max = _reduce(a, b, alpha)
+    xs = np.zeros((n_beta, a.size))
     epsilons = np.empty(n_beta)
     right = zero
     left = zero
@@ -413,14 +435,7 @@ def lp_sweep(a, b, alpha, n_beta):  # pragma: no cover - compiled
             a, b, alpha_p, scale, zero, inf, eps, left, has_left, right, has_right
         )
         n_iter += it
-        f_right = np.zeros(mp)
-        f_right[new_right] = 1.0
-        if new_has_left:
-            f_left = np.zeros(mp)
-            f_left[new_left] = 1.0
-            xs[n - 1] = _finish(f_right, f_left, b, eps, alpha_p)
-        else:
-            xs[n - 1] = f_right
+        xs[n - 1] = _vertex(new_right, new_left, new_has_left, b, eps, alpha_p)
         right, left, has_right, has_left = new_right, new_left, True, new_has_left
     return xs, epsilons, keep, a, b, n_iter
 
@@ -433,32 +448,15 @@ def lp_solve(a, b, alpha, epsilon):  # pragma: no cover - compiled
     ``feasible`` is False and ``x`` is empty. Otherwise ``epsilon`` is capped at
     ``eps_max``.
     """
-    m = a.size
-    alpha = min(alpha, m)
-    reduced, keep = _lp_candidates(a, b, alpha)
-    scale = _cost_scale(a, b, alpha)
-    if reduced:
-        a_red = a[keep]
-        b_red = b[keep]
-    else:
-        keep = np.arange(m)
-        a_red = a
-        b_red = b
-    alpha_p, zero, inf, eps_max = _prepare(a_red, b_red, alpha)
+    keep, a_red, b_red, scale, alpha_p, zero, inf, eps_max = _reduce(a, b, alpha)
     if epsilon > eps_max + _FEAS_RTOL * max(abs(eps_max), 1e-300):
         return False, eps_max, np.empty(0), 0.0, 0
     eps = min(epsilon, eps_max)
     right, left, has_left, lam, n_iter = _bracket(
         a_red, b_red, alpha_p, scale, zero, inf, eps, zero, False, zero, False
     )
-    x_red = np.zeros(a_red.size)
-    x_red[right] = 1.0
-    if has_left:
-        f_left = np.zeros(a_red.size)
-        f_left[left] = 1.0
-        x_red = _finish(x_red, f_left, b_red, eps, alpha_p)
-    x = np.zeros(m)
-    x[keep] = x_red
+    x = np.zeros(a.size)
+    x[keep] = _vertex(right, left, has_left, b_red, eps, alpha_p)
     return True, eps_max, x, lam, n_iter
 
 
