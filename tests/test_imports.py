@@ -24,6 +24,7 @@ LAYERS = {
     "_typing": 0,
     "_docstrings": 0,
     "_runtime": 0,
+    "_renames": 1,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -40,7 +41,7 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_runtime", "_typing"}
+SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_renames", "_runtime", "_typing"}
 
 
 def _unit(module: str) -> str:
