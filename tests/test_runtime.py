@@ -157,7 +157,7 @@ def test_warm_up_compiles_what_real_calls_use(name):
     X_ro.setflags(write=False)
     for data in (X, X_ro):
         for n_candidates in (None, 5):
-            est = LocalFeatureSelection(alpha=2, n_beta=3, n_candidates=n_candidates).fit(data, y)
+            est = LocalFeatureSelection(max_features=2, n_beta=3, n_candidates=n_candidates).fit(data, y)
             est.predict_proba(data)
             est.get_local_support(data)
         ReliefF(n_neighbors=3).fit(data, y)
@@ -190,7 +190,7 @@ def _cold_prediction_kernel(monkeypatch, warm_up):
 
 def test_a_cold_prediction_kernel_is_compiled_before_predict_and_said(monkeypatch, caplog):
     X, y, _ = make_lfs_synthetic(40, 3, random_state=2)
-    est = LocalFeatureSelection(alpha=2, n_beta=3, verbose=1).fit(X, y)
+    est = LocalFeatureSelection(max_features=2, n_beta=3, verbose=1).fit(X, y)
     expected = est.predict(X)
     calls = []
     _cold_prediction_kernel(monkeypatch, lambda: calls.append(V.PREDICT_KERNEL.warm_up()))
@@ -214,7 +214,7 @@ def test_ctrl_c_while_a_kernel_compiles_stops_at_once(step, monkeypatch):
     from localselect.lfs import _fit as F
 
     X, y, _ = make_lfs_synthetic(40, 3, random_state=3)
-    est = LocalFeatureSelection(alpha=2, n_beta=3).fit(X, y)
+    est = LocalFeatureSelection(max_features=2, n_beta=3).fit(X, y)
     release = threading.Event()
 
     def compiling_for_ever():  # stands for numba compiling the kernel
