@@ -157,7 +157,8 @@ def test_warm_up_compiles_what_real_calls_use(name):
     X_ro.setflags(write=False)
     for data in (X, X_ro):
         for n_candidates in (None, 5):
-            est = LocalFeatureSelection(max_features=2, n_beta=3, n_candidates=n_candidates).fit(data, y)
+            est = LocalFeatureSelection(max_features=2, n_beta=3, n_candidates=n_candidates)
+            est.fit(data, y)
             est.predict_proba(data)
             est.get_local_support(data)
         ReliefF(n_neighbors=3).fit(data, y)
