@@ -33,6 +33,7 @@ LAYERS = {
     "lift": 2,
     "margin": 2,
     "plotting": 2,
+    "saliency": 2,
     "localselect": 3,
     "utils": 4,
     "bench": 5,

@@ -40,17 +40,18 @@ def _reference(est, Q, rule):
         win = int(np.argmax(S))
         deciding = [i for i in range(N) if pool[i] and est.y_fit_[i] == win and S.max() > 0]
         nearest = int(np.argmin(ratio))
-        if rule == "decisive" and deciding:
+        if rule in ("decisive", "majority") and deciding:
             chosen = min(deciding, key=lambda i: (ratio[i], i))
         else:
             chosen = nearest
         rel = S_train[deciding].mean(axis=0) if deciding else S_train[nearest].astype(float)
-        out.append((S_train[chosen], rel, chosen, len(deciding), win))
+        subset = rel >= 0.5 if rule == "majority" else S_train[chosen]
+        out.append((subset, rel, chosen, len(deciding), win))
     return out
 
 
 @pytest.mark.parametrize("n_candidates", [None, 4])
-@pytest.mark.parametrize("rule", ["decisive", "nearest"])
+@pytest.mark.parametrize("rule", ["decisive", "nearest", "majority"])
 def test_query_subsets_match_the_reference(n_candidates, rule):
     X, y, _ = make_lfs_synthetic(70, n_irrelevant=4, random_state=3)
     est = LocalFeatureSelection(max_features=3, n_beta=4, max_iter=1, n_candidates=n_candidates)

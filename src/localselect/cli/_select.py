@@ -63,6 +63,7 @@ METHODS: dict[str, str] = {
     "mrmr": "localselect.filters:MRMR",
     "relief": "localselect.margin:Relief",
     "relieff": "localselect.margin:ReliefF",
+    "saliency": "localselect.saliency:ConditionalSaliencySelection",
     "simba": "localselect.margin:Simba",
 }
 

@@ -122,11 +122,14 @@ def query_subsets(est: Any, X: FloatArray, rule: str = "decisive") -> QuerySubse
         Fitted estimator.
     X : ndarray of shape (n_queries, n_features)
         Validated queries.
-    rule : {"decisive", "nearest"}, default="decisive"
+    rule : {"decisive", "nearest", "majority"}, default="decisive"
         ``"decisive"``: the subset of the deciding region nearest relative to
         its radius. ``"nearest"``: the subset of the region nearest relative
-        to its radius, deciding or not. The relevance is the fraction of the
-        deciding regions using each feature under both rules.
+        to its radius, deciding or not. ``"majority"``: the features used by
+        at least half of the deciding regions (pooled over the regions that
+        decide the query; the fallback region's subset when none decides;
+        ``region`` is then the ``"decisive"`` one). The relevance is the
+        fraction of the deciding regions using each feature under every rule.
 
     Returns
     -------
@@ -135,8 +138,8 @@ def query_subsets(est: Any, X: FloatArray, rule: str = "decisive") -> QuerySubse
         chosen ``region``, ``n_deciding`` and the ``winner`` class code (that
         of :meth:`LocalFeatureSelection.predict`).
     """
-    if rule not in ("decisive", "nearest"):
-        raise ValueError(f"rule must be 'decisive' or 'nearest', got {rule!r}.")
+    if rule not in ("decisive", "nearest", "majority"):
+        raise ValueError(f"rule must be 'decisive', 'nearest' or 'majority', got {rule!r}.")
     return region_subsets(prediction_regions(est), X, rule)
 
 
@@ -171,7 +174,7 @@ def region_subsets(regions: Regions, X: FloatArray, rule: str = "decisive") -> Q
         deciding = pool & (y_fit[None, :] == win[:, None]) & (S.max(axis=1) > 0)[:, None]
         count = deciding.sum(axis=1)
         nearest_any = np.argmin(ratio, axis=1)
-        if rule == "decisive":
+        if rule != "nearest":
             masked = np.where(deciding, ratio, np.inf)
             chosen = np.where(count > 0, np.argmin(masked, axis=1), nearest_any)
         else:
@@ -181,7 +184,7 @@ def region_subsets(regions: Regions, X: FloatArray, rule: str = "decisive") -> Q
             (deciding.astype(np.float64) @ support_f) / np.maximum(count, 1)[:, None],
             support_f[nearest_any],
         )
-        out_support[sl] = support[chosen]
+        out_support[sl] = rel >= 0.5 if rule == "majority" else support[chosen]
         out_rel[sl] = rel
         region[sl] = chosen
         n_deciding[sl] = count

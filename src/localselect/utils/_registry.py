@@ -25,6 +25,10 @@ FAST_PARAMS: dict[str, dict[str, dict[str, Any]]] = {
         "check": {"n_estimators": 3, "max_iter": 2},
         "demo": {"n_estimators": 5},
     },
+    "ConditionalSaliencySelection": {
+        "check": {"n_quantiles": 2, "n_neighbors": 3, "n_reference": 50, "random_state": 0},
+        "demo": {"random_state": 0},
+    },
     "FisherScore": {"check": {"n_features_to_select": 2}, "demo": {"n_features_to_select": 5}},
     "GPLocalFeatureSelection": {
         "check": {"n_neighbors": 3, "max_iter": 5, "random_state": 0},
