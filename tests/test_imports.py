@@ -21,14 +21,13 @@ ROOT = Path(localselect.__file__).parent
 LAYERS = {
     "_compat": 0,
     "_pairwise": 0,
-    "_progress": 0,
     "_typing": 0,
     "_docstrings": 0,
-    "_dask": 0,
+    "_runtime": 0,
     # p-values, FDR and stability: above the shared infrastructure, below base (whose
     # ScoreSelectorMixin gets n_features_to_select="auto" from evidence.EvidenceMixin)
     "evidence": 0.5,
-    "_parallel": 1,
+    "_renames": 1,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -37,6 +36,7 @@ LAYERS = {
     "lift": 2,
     "margin": 2,
     "plotting": 2,
+    "saliency": 2,
     "localselect": 3,
     "utils": 4,
     "bench": 5,
@@ -45,7 +45,7 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_parallel", "_progress", "_typing"}
+SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_renames", "_runtime", "_typing"}
 
 
 def _unit(module: str) -> str:

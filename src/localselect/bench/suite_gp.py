@@ -43,7 +43,7 @@ Suites
     The multiclass UCI sets of issue #18 (Waveform-40, splice, the Isolet
     subset, Urban land cover, DNA): 10-fold stratified CV accuracy of the
     default :class:`~localselect.GPLocalFeatureSelection` beside 5-NN and
-    8-NN on all standardised features, with the chosen ``gamma_``, subspace
+    8-NN on all standardised features, with the chosen ``threshold_``, subspace
     sizes, inner-validation scores and fit/predict times per fold. Quick
     mode: stratified subsamples of at most 1,000 rows, 5 folds, and the
     paper's reading (``gamma=1.5``, no power floor) beside the default.
@@ -68,8 +68,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from localselect import GPLocalFeatureSelection
-from localselect._parallel import Parallel, delayed
+from localselect._runtime import map_tasks
 from localselect.bench._core import SuiteContext, load_published, register_suite
+from localselect.bench._measure import load_average
 from localselect.datasets import load_dataset, make_subspace_classification
 from localselect.gp import discriminative_scores, fit_posterior, greedy_max_variance
 
@@ -164,8 +165,8 @@ def _fit_score(factory, seed, X, y, train, test) -> tuple[float, float]:
 
 def _cv(ctx, factory, X, y, splits) -> tuple[np.ndarray, np.ndarray]:
     seeds = ctx.seeds(len(splits))
-    out = Parallel(n_jobs=ctx.n_jobs)(
-        delayed(_fit_score)(factory, s, X, y, tr, te) for s, (tr, te) in zip(seeds, splits)
+    out = map_tasks(
+        _fit_score, ((factory, s, X, y, tr, te) for s, (tr, te) in zip(seeds, splits)), ctx.n_jobs
     )
     return np.array([a for a, _ in out]), np.array([t for _, t in out])
 
@@ -280,7 +281,7 @@ def _inner_gamma(seed, X, y, gammas, n_inner) -> float:
             warnings.simplefilter("ignore", ConvergenceWarning)
             est = _gp(seed).fit(X[tr], y[tr])
         for i, g in enumerate(gammas):
-            acc[i] += est.set_params(gamma=g).score(X[te], y[te])
+            acc[i] += est.set_params(threshold=g).score(X[te], y[te])
     # Ties: the smaller gamma (the larger subspace) wins.
     return float(gammas[int(np.argmax(acc))])
 
@@ -307,11 +308,11 @@ def _gamma_fold(seed, X, y, relevant, train, test, gammas, n_inner):
         "precision": hit / mask[has].sum(axis=1),
         "recall": hit / rel[has].sum(axis=1),
         "size": mask.sum(axis=1).mean(),
-        "gamma": est.gamma_,
+        "gamma": est.threshold_,
         "all_features": bool(est.all_features_),
     }
     for g in gammas:
-        est.set_params(gamma=g)
+        est.set_params(threshold=g)
         mask = est.get_local_support(X[test])
         hit = (mask & rel).sum(axis=1)[has]
         rows.append(
@@ -343,9 +344,9 @@ def _gamma_fold(seed, X, y, relevant, train, test, gammas, n_inner):
         est.reference_std**2,
     )
     omask = select_subspaces(oracle, est._abs_corr, chosen)
-    sq = (((Q[:, None, :] - est._X_fit[None, :, :]) ** 2) * omask[:, None, :]).sum(axis=2)
+    sq = (((Q[:, None, :] - est.X_fit_[None, :, :]) ** 2) * omask[:, None, :]).sum(axis=2)
     nearest = np.argsort(sq, axis=1, kind="stable")[:, :K]
-    votes = np.stack([np.bincount(r, minlength=len(est.classes_)) for r in est._y_fit[nearest]])
+    votes = np.stack([np.bincount(r, minlength=len(est.classes_)) for r in est.y_fit_[nearest]])
     oracle_acc = float(np.mean(est.classes_[np.argmax(votes, axis=1)] == y[test]))
     ohit = (omask & rel_cols).sum(axis=1)[has]
     # K-NN (K = 8) on the training points projected on each test point's true
@@ -395,9 +396,13 @@ def synthetic(ctx: SuiteContext) -> list[dict[str, Any]]:
             seeds = ctx.seeds(len(splits))
 
             def run(X=X, y=y, relevant=relevant, splits=splits, seeds=seeds):
-                return Parallel(n_jobs=ctx.n_jobs)(
-                    delayed(_gamma_fold)(s, X, y, relevant, tr, te, gammas, n_inner)
-                    for s, (tr, te) in zip(seeds, splits)
+                return map_tasks(
+                    _gamma_fold,
+                    (
+                        (s, X, y, relevant, tr, te, gammas, n_inner)
+                        for s, (tr, te) in zip(seeds, splits)
+                    ),
+                    ctx.n_jobs,
                 )
 
             key = {"suite": "gp-synthetic", "v": 4, "gen": gen, "draw": d, "gammas": gammas}
@@ -580,7 +585,7 @@ UCI_SETS = ("pmlb_waveform_40", "pmlb_splice", "Isolet_subset", "urban_land_cove
 UCI_QUICK_ROWS = 1000
 
 #: The paper-faithful reading: a fixed gamma, no power floor, no fallback.
-PAPER_FAITHFUL = {"gamma": 1.5, "null_quantile": None}
+PAPER_FAITHFUL = {"threshold": 1.5, "null_quantile": None}
 
 
 def _uci_fold(seed, X, y, train, test, params) -> dict[str, Any]:
@@ -599,11 +604,11 @@ def _uci_fold(seed, X, y, train, test, params) -> dict[str, Any]:
     acc = float(est.score(X[test], y[test]))
     predict_s = time.perf_counter() - start
     v = est.validation_scores_
-    best = int(np.flatnonzero(v["gamma"] == est.gamma_)[0])
+    best = int(np.flatnonzero(v["threshold"] == est.threshold_)[0])
     return {
         "accuracy": acc,
         "size": float(est.get_local_support(X[test]).sum(axis=1).mean()),
-        "gamma": est.gamma_,
+        "gamma": est.threshold_,
         "all_features": bool(est.all_features_),
         "val_subspaces": float(v["subspaces"][best]),
         "val_all": float(v["all_features"]),
@@ -653,9 +658,10 @@ def uci(ctx: SuiteContext) -> list[dict[str, Any]]:
             seeds = ctx.seeds(len(splits))
 
             def run(params=params, seeds=seeds, X=X, y=y, splits=splits):
-                return Parallel(n_jobs=ctx.n_jobs)(
-                    delayed(_uci_fold)(sd, X, y, tr, te, params)
-                    for sd, (tr, te) in zip(seeds, splits)
+                return map_tasks(
+                    _uci_fold,
+                    ((sd, X, y, tr, te, params) for sd, (tr, te) in zip(seeds, splits)),
+                    ctx.n_jobs,
                 )
 
             folds = ctx.cached(
@@ -783,9 +789,10 @@ def analyses(ctx: SuiteContext) -> list[dict[str, Any]]:
 
         def run(init=init):
             seeds = ctx.seeds(len(splits))
-            return Parallel(n_jobs=ctx.n_jobs)(
-                delayed(_table4_fold)(s, Xs, ys, tr, te, init)
-                for s, (tr, te) in zip(seeds, splits)
+            return map_tasks(
+                _table4_fold,
+                ((s, Xs, ys, tr, te, init) for s, (tr, te) in zip(seeds, splits)),
+                ctx.n_jobs,
             )
 
         out = ctx.cached({"suite": "gp-analyses", "table": 4, "init": init}, run)
@@ -818,7 +825,9 @@ def _table4_fold(seed, X, y, train, test, init):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est = _gp(seed, gamma=SYNTHETIC_GAMMA, init_hyperparameters=init).fit(X[train], y[train])
+        est = _gp(seed, threshold=SYNTHETIC_GAMMA, init_hyperparameters=init).fit(
+            X[train], y[train]
+        )
     p = est.kernel_.get_params()
     final = [p["k1__k2__length_scale"], p["k1__k1__constant_value"], p["k2__noise_level"]]
     return float(est.score(X[test], y[test])), final
@@ -826,7 +835,6 @@ def _table4_fold(seed, X, y, train, test, init):
 
 def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, Any]]:
     """Issue #17 targets: 5,000 x 40 fit / 2,000 predictions, 30 x 5,000 fit (one run each)."""
-    import os
     import warnings
 
     records: list[dict[str, Any]] = []
@@ -840,7 +848,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
         start = time.perf_counter()
         est.predict(X[:2000])
         pred_s = time.perf_counter() - start
-        load = os.getloadavg()[0]
+        load = (load_average() or [float("nan")])[0]
         note = f"one run; n_jobs=None; load average {load:.1f} on 2 cores (shared machine)"
         records += [
             {
@@ -849,7 +857,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
                 "value": fit_s,
                 "target": 60.0,
                 "protocol": note,
-                "gamma_": est.gamma_,
+                "gamma_": est.threshold_,
             },
             {
                 **common,
@@ -868,7 +876,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
             est = GPLocalFeatureSelection(random_state=0).fit(X, y)
             fit_s = time.perf_counter() - start
         selected = est.get_local_support(rng.uniform(size=(100, 5000))).mean()
-        load = os.getloadavg()[0]
+        load = (load_average() or [float("nan")])[0]
         records.append(
             {
                 **common,
