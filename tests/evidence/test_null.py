@@ -26,44 +26,41 @@ def randomised(p, n_draws, rng):
     return p - rng.random(np.shape(p)) / (n_draws + 1)
 
 
-def test_permutation_pvalues_uniform_under_null():
-    rng = np.random.default_rng(0)
-    n_tables, B = 600, 99
+def null_table_pvalues(null, n_tables, n_features, n_classes, seed):
+    """Feature 0's p-value on ``n_tables`` independent null tables (labels ignore X):
+    one feature per table, so the p-values are independent draws."""
+    rng = np.random.default_rng(seed)
     pvals = []
     for t in range(n_tables):
-        X = rng.normal(size=(30, 3))
-        y = rng.integers(0, 3, 30)
-        y[:3] = [0, 1, 2]
-        result = permutation_null(FisherScore(), X, y, n_permutations=B, random_state=t)
-        pvals.append(empirical_pvalues(result)[0])  # one feature per table: independent draws
-    u = randomised(np.array(pvals), B, rng)
-    assert stats.kstest(u, "uniform").pvalue > KS_LEVEL
+        X = rng.normal(size=(30, n_features))
+        y = rng.integers(0, n_classes, 30)
+        y[: 2 * n_classes] = np.repeat(np.arange(n_classes), 2)  # every class present
+        pvals.append(empirical_pvalues(null(X, y, t))[0])
+    return np.array(pvals), rng
+
+
+def test_permutation_pvalues_uniform_under_null():
+    B = 99
+    pvals, rng = null_table_pvalues(
+        lambda X, y, t: permutation_null(FisherScore(), X, y, n_permutations=B, random_state=t),
+        600, 3, 3, seed=0,
+    )  # fmt: skip
+    assert stats.kstest(randomised(pvals, B, rng), "uniform").pvalue > KS_LEVEL
 
 
 def test_shadow_pvalues_uniform_under_null():
     # One round: a null feature's Relief weight is exchangeable with its p shadows' weights.
-    rng = np.random.default_rng(1)
-    pvals = []
-    for t in range(500):
-        X = rng.normal(size=(30, 4))
-        y = rng.integers(0, 2, 30)
-        y[:4] = [0, 0, 1, 1]
-        result = shadow_null(Relief(), X, y, n_rounds=1, random_state=t)
-        pvals.append(empirical_pvalues(result)[0])
-    u = randomised(np.array(pvals), 4, rng)
-    assert stats.kstest(u, "uniform").pvalue > KS_LEVEL
+    pvals, rng = null_table_pvalues(
+        lambda X, y, t: shadow_null(Relief(), X, y, n_rounds=1, random_state=t), 500, 4, 2, seed=1
+    )
+    assert stats.kstest(randomised(pvals, 4, rng), "uniform").pvalue > KS_LEVEL
 
 
 def test_shadow_rounds_stay_valid():
     # Several rounds: P(p <= u) <= u (within a binomial 1-in-1000 margin) at a few levels.
-    rng = np.random.default_rng(2)
-    pvals = []
-    for t in range(300):
-        X = rng.normal(size=(30, 5))
-        y = rng.integers(0, 2, 30)
-        y[:4] = [0, 0, 1, 1]
-        pvals.append(empirical_pvalues(shadow_null(Relief(), X, y, n_rounds=5, random_state=t))[0])
-    pvals = np.array(pvals)
+    pvals, _ = null_table_pvalues(
+        lambda X, y, t: shadow_null(Relief(), X, y, n_rounds=5, random_state=t), 300, 5, 2, seed=2
+    )
     for level in (0.05, 0.1, 0.25, 0.5):
         bound = stats.binom.ppf(1 - KS_LEVEL, len(pvals), level)
         assert (pvals <= level).sum() <= bound
