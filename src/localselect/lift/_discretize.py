@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, fit_context
 from localselect._docstrings import fill_doc
+from localselect._portable import PortableStateMixin
 
 __all__ = ["MahalanobisQuantileDiscretizer"]
 
@@ -19,7 +20,7 @@ def _mahalanobis_to_zero(X: np.ndarray, precision: np.ndarray) -> np.ndarray:
 
 
 @fill_doc
-class MahalanobisQuantileDiscretizer(TransformerMixin, BaseEstimator):
+class MahalanobisQuantileDiscretizer(TransformerMixin, PortableStateMixin, BaseEstimator):
     """Discretise several continuous features jointly into quantile bins of one distance.
 
     Each sample x gets the Mahalanobis distance to zero d(x) = sqrt(x' S^+ x),

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
+from localselect._portable import PortableStateMixin
 from localselect._progress import progress_task
 from localselect.base import check_classification_data, mask_or_indices, verbose_log
 from localselect.lift._measures import encode_discrete
@@ -53,7 +54,7 @@ def _plain(value):
 
 
 @fill_doc
-class LiftFeatureSelector(SelectorMixin, BaseEstimator):
+class LiftFeatureSelector(SelectorMixin, PortableStateMixin, BaseEstimator):
     """Select features, windows or profiles by the Local Lift Dependence Scale.
 
     Marcondes, Simonis and Barrera's multi-resolution feature selection on
