@@ -273,6 +273,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
                     prescreen=self.prescreen,
                     n_neighbors=self.n_neighbors,
                     n_jobs=self.n_jobs,
+                    random_state=int(seeds[t]),  # the round's seed, an int (safe to save)
                 )
                 with_fit_result(learner, result, X, codes, self.classes_)
                 task.advance()
