@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._magnitudes import check_magnitudes
 from localselect._parallel import local_threads
 from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
@@ -425,6 +426,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
+        check_magnitudes(self, X, spread=False)
         S = self._similarities(X)
         total = S.sum(axis=1, keepdims=True)
         uniform = np.full_like(S, 1.0 / S.shape[1])
@@ -439,6 +441,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
+        check_magnitudes(self, X, spread=False)
         return self.classes_[np.argmax(self._similarities(X), axis=1)]
 
     def _query_subsets(self, X):

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
+from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
 from localselect._progress import progress_task
 from localselect.base import check_classification_data, mask_or_indices, verbose_log
@@ -347,6 +348,7 @@ class LiftFeatureSelector(SelectorMixin, PortableStateMixin, BaseEstimator):
             The fitted selector.
         """
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite="allow-nan")
+        check_magnitudes(self, X)
         self.classes_, y_codes = check_classification_data(type(self).__name__, y)
         y_codes = y_codes.astype(np.int64)
         n_classes = len(self.classes_)

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._magnitudes import check_magnitudes
 from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._common import NEED_HITS
@@ -337,6 +338,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
     def _votes(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        check_magnitudes(self, X, spread=False)
         votes = np.zeros((X.shape[0], len(self.classes_)))
         rows = np.arange(X.shape[0])
         first = self.estimators_[0]
