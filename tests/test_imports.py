@@ -25,6 +25,8 @@ LAYERS = {
     "_typing": 0,
     "_docstrings": 0,
     "_dask": 0,
+    "_magnitudes": 0,
+    "_portable": 0,
     "_parallel": 1,
     "base": 1,
     "datasets": 2,
@@ -42,7 +44,16 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_parallel", "_progress", "_typing"}
+SHARED_PRIVATE = {
+    "_compat",
+    "_docstrings",
+    "_magnitudes",
+    "_pairwise",
+    "_parallel",
+    "_portable",
+    "_progress",
+    "_typing",
+}
 
 
 def _unit(module: str) -> str:
