@@ -85,8 +85,8 @@ def check_magnitudes(estimator: Any, X: Any, *, spread: bool = True) -> Any:
             "sums overflow float64. Rescale the column (e.g. sklearn.preprocessing."
             "StandardScaler, or divide it by a power of ten) and try again."
         )
-    tiny = np.flatnonzero((width > 0) & (width < SMALLEST_SPREAD)) if spread else []
-    if len(tiny):
+    tiny = np.flatnonzero((width > 0) & (width < SMALLEST_SPREAD) & spread)
+    if tiny.size:
         j = int(tiny[0])
         raise ValueError(
             f"{name}: {_column_name(estimator, j)} varies only by {width[j]:.3g} "

@@ -50,7 +50,8 @@ class PortableStateMixin:
     """
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(super().__getstate__())  # type: ignore[misc]
+        parent: Any = super()
+        state: dict[str, Any] = dict(parent.__getstate__())
         for name in list(state):
             encoded = _encode(state[name])
             if encoded is not None:
@@ -65,4 +66,5 @@ class PortableStateMixin:
             for prefix in (_TUPLE_KEYS, _FRAME):
                 if name.startswith(prefix):
                     state[name[len(prefix) :]] = _decode(prefix, state.pop(name))
-        super().__setstate__(state)  # type: ignore[misc]
+        parent: Any = super()
+        parent.__setstate__(state)
