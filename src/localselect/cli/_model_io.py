@@ -29,6 +29,7 @@ MODEL_FILE = "model.skops"
 _LIBRARY_TYPES = (
     "sklearn.pipeline.Pipeline",
     "sklearn.compose._column_transformer.ColumnTransformer",
+    "sklearn.compose._column_transformer._RemainderColsList",
     "sklearn.preprocessing._function_transformer.FunctionTransformer",
     "sklearn.preprocessing._data.StandardScaler",
     "sklearn.preprocessing._encoders.OneHotEncoder",
