@@ -28,6 +28,7 @@ LAYERS = {
     "_magnitudes": 0,
     "_portable": 0,
     "_parallel": 1,
+    "_renames": 1,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -52,6 +53,7 @@ SHARED_PRIVATE = {
     "_parallel",
     "_portable",
     "_progress",
+    "_renames",
     "_typing",
 }
 

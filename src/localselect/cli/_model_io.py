@@ -48,6 +48,8 @@ _INTERNAL_TYPES = (
     "localselect.cli._table._AsText",
     "localselect.gp._multigp.SharedKernelGP",
     "localselect.lift._selector._TertileBins",
+    "localselect.margin._pairs.AllPairs",
+    "localselect.margin._pairs.NeighbourPairs",
 )
 
 
