@@ -21,13 +21,11 @@ ROOT = Path(localselect.__file__).parent
 LAYERS = {
     "_compat": 0,
     "_pairwise": 0,
-    "_progress": 0,
     "_typing": 0,
     "_docstrings": 0,
-    "_dask": 0,
     "_magnitudes": 0,
     "_portable": 0,
-    "_parallel": 1,
+    "_runtime": 0,
     "_renames": 1,
     "base": 1,
     "datasets": 2,
@@ -50,10 +48,9 @@ SHARED_PRIVATE = {
     "_docstrings",
     "_magnitudes",
     "_pairwise",
-    "_parallel",
     "_portable",
-    "_progress",
     "_renames",
+    "_runtime",
     "_typing",
 }
 

@@ -38,8 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from localselect._parallel import Parallel, delayed
-from localselect._progress import ProgressTask
+from localselect._runtime import ProgressTask, map_tasks, n_threads
 from localselect._typing import FloatArray, Int64Array
 from localselect.lift._lattice import (
     MAX_LEVEL_PROFILES,
@@ -138,8 +137,6 @@ def estimate_search_seconds(
     divided by the number of parallel jobs. It is a measurement of this
     machine now, so it varies with its load; it never changes a result.
     """
-    from joblib import effective_n_jobs
-
     rng = np.random.default_rng(0)
     sizes = range(1, min(max_size, n_features) + 1)
     per_size: dict[int, float] = {}
@@ -159,7 +156,7 @@ def estimate_search_seconds(
         comb(n_features, k) * (per_size[k] if k in per_size else per_size[last] * k / last)
         for k in sizes
     )
-    jobs = 1 if n_jobs is None else max(1, effective_n_jobs(n_jobs))
+    jobs = n_threads(n_jobs)
     return total / jobs
 
 
@@ -300,8 +297,8 @@ def _run_chunks(
 ) -> list:
     """``func(chunk, *args)`` over chunks of ``subsets`` in order, counting subsets done."""
     chunks = _chunks(subsets, n_jobs)
-    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-        delayed(func)(chunk, *args) for chunk in chunks
+    results = map_tasks(
+        func, ((chunk, *args) for chunk in chunks), n_jobs, prefer="threads", generator=True
     )
     parts = []
     for chunk, part in zip(chunks, results):
@@ -529,11 +526,15 @@ def search_profiles(
             err.n_subsets = count_subsets(m, max_size)  # type: ignore[attr-defined]
             raise err
     items = _items(codes, cards, y, n_classes, threshold)
-    branches = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-        delayed(_profile_branch)(
-            root, items, n_classes, threshold, min_support, max_size, targets, top_k
-        )
-        for root in range(m)
+    branches = map_tasks(
+        _profile_branch,
+        (
+            (root, items, n_classes, threshold, min_support, max_size, targets, top_k)
+            for root in range(m)
+        ),
+        n_jobs,
+        prefer="threads",
+        generator=True,
     )
     parts = []
     for part in branches:

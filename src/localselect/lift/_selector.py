@@ -16,7 +16,6 @@ from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
-from localselect._progress import progress_task
 from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
@@ -410,9 +409,8 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
         pruned = self.resolution == "profiles" and enc is not None
         total = n_features if pruned else count_subsets(n_features, max_size)
         unit = "first features" if pruned else "subsets"
-        with progress_task(
-            total, f"LLDS {self.resolution} search", unit=unit, verbose=self.verbose, logger=logger
-        ) as task:
+        log = verbose_log(logger, self.verbose)
+        with log.task(total, f"LLDS {self.resolution} search", unit=unit) as task:
             guarded = {**common, "max_seconds": self.max_seconds, "progress": task}
             by_class = {**guarded, "min_support": self.min_support, "targets": targets}
             try:
