@@ -12,7 +12,8 @@
   ``feature_importances_``), the selection frequency, the mean
   ``local_relevance`` and whether any row selects it (``get_support()``);
   the JSON adds the run, ``relevance_scope`` and the mean subset size;
-* ``model.joblib``: the fitted preparation and estimator, for ``predict``;
+* ``model.skops``: the fitted preparation and estimator, for ``predict``
+  (:mod:`localselect.cli._model_io`: skops, loaded only with trusted types);
 * ``results.csv`` when the estimator has a ``results_`` table (LLDS);
 * ``report.html`` with ``--report``: a page with the figures embedded.
 
@@ -87,6 +88,7 @@ OUTPUT_FILES = (
     "importances.csv",
     "importances.json",
     "results.csv",
+    "model.skops",
     "model.joblib",
     "report.html",
 )
@@ -218,11 +220,17 @@ def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
         help="apply a model saved by `localselect select` to new data",
         description=(
             "Predict labels (classifiers) and per-sample selected features (local "
-            "selectors) for new rows, prepared as in `select`. Only load model files you "
-            "trust: joblib files can run code."
+            "selectors) for new rows, prepared as in `select`. model.skops files load only "
+            "localselect's estimators and the scikit-learn/numpy types they hold; a pickle "
+            "or joblib file can run any code and needs --trust-pickle."
         ),
     )
-    p.add_argument("--model", required=True, help="model.joblib written by `localselect select`")
+    p.add_argument("--model", required=True, help="model.skops written by `localselect select`")
+    p.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="load a pickle/joblib model file (it can run any code: only files you trust)",
+    )
     p.add_argument("--input", required=True, help="CSV or Parquet file with the same columns")
     p.add_argument("--out", default=None, help="output CSV (default: print to the terminal)")
     p.add_argument(
@@ -428,13 +436,13 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     from localselect.cli._progress import status
 
     with status(console, f"reading {Path(args.input).name} ..."):
-        import joblib
         import pandas as pd
         from rich.markup import escape
         from sklearn.base import is_classifier
         from sklearn.pipeline import Pipeline
 
         import localselect
+        from localselect.cli._model_io import MODEL_FILE, save_model
         from localselect.cli._report import render_html_report
         from localselect.cli._table import (
             ThinClassesError,
@@ -571,8 +579,8 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         "missing": mode,
         "pipeline": pipeline,
     }
-    joblib.dump(bundle, out / "model.joblib")
-    written.append("model.joblib")
+    save_model(bundle, out / MODEL_FILE)
+    written.append(MODEL_FILE)
     if args.report:
         with status(console, "drawing report.html ..."):
             page = render_html_report(
@@ -621,26 +629,23 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
 
 def run_predict(args: argparse.Namespace, console: Console) -> int:
     """Apply a saved model to new rows; write predictions and per-sample selected features."""
-    import joblib
     import pandas as pd
 
+    from localselect.cli._model_io import load_model
     from localselect.cli._table import check_columns, read_table
 
     path = Path(args.model)
     if not path.is_file():
         raise CLIError(f"model file {str(path)!r} does not exist")
     not_a_model = (
-        f"{str(path)!r} is not a localselect model; --model takes the model.joblib that "
+        f"{str(path)!r} is not a localselect model; --model takes the model.skops that "
         "`localselect select` writes into its --out folder"
     )
     from localselect.cli._table import looks_like_table
 
     if looks_like_table(path):
         raise CLIError(f"{not_a_model} (this looks like a data table: pass it as --input)")
-    try:
-        bundle = joblib.load(path)
-    except Exception as exc:
-        raise CLIError(f"{not_a_model} (joblib cannot read it: {type(exc).__name__})") from exc
+    bundle = load_model(path, trust_pickle=args.trust_pickle, what=not_a_model)
     if not isinstance(bundle, dict) or bundle.get("format") != _MODEL_FORMAT:
         raise CLIError(f"{not_a_model} (it holds another kind of object)")
     frame = read_table(args.input, na_values=args.na_values)

@@ -14,6 +14,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
+from localselect._magnitudes import check_magnitudes
+from localselect._portable import PortableStateMixin
 from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
@@ -52,7 +54,7 @@ def _plain(value):
 
 
 @fill_doc
-class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, BaseEstimator):
+class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin, BaseEstimator):
     """Select features, windows or profiles by the Local Lift Dependence Scale.
 
     Marcondes, Simonis and Barrera's multi-resolution feature selection on
@@ -345,6 +347,7 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, BaseEstimator):
             The fitted selector.
         """
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite="allow-nan")
+        check_magnitudes(self, X)
         self.classes_, y_codes = check_classification_data(type(self).__name__, y)
         y_codes = y_codes.astype(np.int64)
         n_classes = len(self.classes_)
@@ -534,7 +537,8 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, BaseEstimator):
 
     # The per-row API is LocalSelectorMixin's, on raw rows (strings, NaN allowed).
     def _validate_for_local(self, X):
-        return validate_data(self, X, reset=False, dtype=None, ensure_all_finite="allow-nan")
+        X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite="allow-nan")
+        return check_magnitudes(self, X, spread=False)
 
     def _local_support_mask(self, X):
         return self._matched_support(X)[0]
