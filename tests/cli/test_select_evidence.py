@@ -82,3 +82,12 @@ def test_bad_n_features_and_stability_values(table, tmp_path, capsys):
         with pytest.raises(SystemExit):
             _run(table, tmp_path, "--method", "fisher", *extra)
         assert fragment in capsys.readouterr().err
+
+
+def test_auto_model_file_loads_in_predict(table, tmp_path):
+    code, out = _run(table, tmp_path, "--method", "relief", "--n-features", "auto")
+    assert code == 0
+    model = next(p for p in out.iterdir() if p.name.startswith("model."))
+    pred = tmp_path / "pred.csv"
+    assert main(["predict", "--model", str(model), "--input", str(table), "--out", str(pred)]) == 0
+    assert "marker" in pd.read_csv(pred)["selected"].iloc[0]

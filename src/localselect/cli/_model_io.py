@@ -46,6 +46,7 @@ _LIBRARY_TYPES = (
 #: localselect types held inside fitted estimators or the CLI's preparation.
 _INTERNAL_TYPES = (
     "localselect.cli._table._AsText",
+    "localselect.evidence._null.NullResult",
     "localselect.gp._multigp.SharedKernelGP",
     "localselect.lift._selector._TertileBins",
     "localselect.margin._pairs.AllPairs",
