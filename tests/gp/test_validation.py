@@ -56,3 +56,31 @@ def test_nested_knn_correct_matches_a_loop():
         np.testing.assert_allclose(res.sizes[g], mask.sum(axis=1).mean())
     sq_all = ((Q[:, None, :] - X[None]) ** 2).sum(axis=2)
     assert res.correct_all == np.sum(np.argmax(knn_votes(sq_all, onehot, 3), axis=1) == yq)
+
+
+def test_nested_knn_correct_with_self_index_and_floor():
+    # Queries among the training points (left out of their own neighbours), paths
+    # stopped by a floor, many gammas sharing subspace sizes: the same counts as a loop.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 7))
+    y = (X[:, 2] + 0.5 * rng.normal(size=60) > 0).astype(np.intp)
+    queries = np.arange(0, 60, 3)
+    power = rng.gamma(1.0, 2.0, size=(queries.size, 7))
+    floor = np.quantile(power, 0.5, axis=1)
+    corr = np.abs(np.corrcoef(X, rowvar=False))
+    gammas = np.array([-np.inf, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0])
+    order, critical = subspace_path(power, corr, -np.inf, floor, "all")
+    res = nested_knn_correct(
+        X[queries], y[queries], queries, order, critical, X, y, gammas, 5, working_memory=0.01
+    )
+    onehot = np.eye(2)[y]
+    for g, gamma in enumerate(gammas):
+        mask = path_mask(order, critical, gamma)
+        hits = 0
+        for i, q in enumerate(queries):
+            d = (((X[q] - X) ** 2) * mask[i]).sum(axis=1)
+            d[q] = np.inf
+            votes = onehot[np.argsort(d, kind="stable")[:5]].sum(axis=0)
+            hits += int(np.argmax(votes) == y[q])
+        assert res.correct[g] == hits
+        np.testing.assert_allclose(res.sizes[g], mask.sum(axis=1).mean())

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import logging
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -21,41 +18,16 @@ from localselect._pairwise import row_chunks
 from localselect._parallel import Parallel, delayed
 from localselect._progress import progress_task
 from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
+from localselect.gp._fitsteps import algorithm1, validate_subspaces
 from localselect.gp._medoids import k_medoids
-from localselect.gp._multigp import (
-    fit_hyperparameters,
-    fit_posterior,
-    greedy_max_variance,
-)
+from localselect.gp._multigp import fit_posterior
 from localselect.gp._scores import gaussian_kl, raw_scores_multi, scale_scores
-from localselect.gp._subspace import select_subspaces, subspace_path
-from localselect.gp._validation import knn_votes, masked_sq_dists, nested_knn_correct
+from localselect.gp._subspace import THRESHOLD_OVER, select_subspaces
+from localselect.gp._validation import knn_votes, masked_sq_dists
 
 __all__ = ["GPLocalFeatureSelection"]
 
 logger = logging.getLogger(__name__)
-
-#: Observation selection stops once doubling the observations brought no better
-#: held-out MSE, checked from _PATIENCE observations on (sec. 4.2.1: "until
-#: the MSE does not change").
-_PATIENCE = 20
-
-#: Size of the random subset of candidates on which the starting
-#: hyperparameters are fitted when ``init_hyperparameters`` is None.
-_INIT_SUBSET = 200
-
-#: Values of gamma that ``gamma="auto"`` chooses from (besides all features).
-#: They span the subspace sizes that win on the UCI sets of docs/gp.md: 1.0 on
-#: Waveform-40 and Urban land cover, 1.5 on Isolet, 2.5-3.0 on DNA and splice.
-GAMMA_GRID = (-np.inf, 0.5, 0.625, 0.75, 0.875, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
-
-#: At most this many training samples are the validation queries of the
-#: subspace choice (a random subset beyond it).
-_MAX_VALIDATION = 1000
-
-#: At most this many held-out samples join the observations in the likelihood
-#: of Algorithm 1's hyperparameter step (the cost is cubic in their number).
-_MAX_LIKELIHOOD_HOLDOUT = 500
 
 #: Folds of the inner validation (fewer when a class has fewer samples).
 _VALIDATION_FOLDS = 3
@@ -93,11 +65,20 @@ class GPLocalFeatureSelection(
         At most the number of training samples.
     gamma : float or "auto", default="auto"
         Algorithm 2's threshold: a feature joins the subspace while its score
-        is at least ``mean + gamma * std`` of the remaining features' scores.
-        Larger values give smaller subspaces (Table 5). ``"auto"`` chooses it
-        from ``GAMMA_GRID`` in this module (``-inf``: every feature above the power floor,
-        then 0.5 to 4) by the inner validation (see Notes); a float fixes it
+        is at least ``mean + gamma * std`` of the scores ``threshold_over``
+        names. Larger values give smaller subspaces (Table 5). ``"auto"``
+        chooses it from ``localselect.gp._fitsteps.GAMMA_GRID`` (``-inf``:
+        every feature above the power floor, then 0.5 to 4) by the inner
+        validation (see Notes); a float fixes it
         (any finite value; the paper sets it by hand per data set).
+    threshold_over : {"all", "remaining"}, default="all"
+        Scores whose mean and standard deviation set Algorithm 2's threshold:
+        ``"all"``, every feature except the first one chosen (step B as
+        printed: the features already added stay in the statistics);
+        ``"remaining"``, only the features not yet added, which keeps
+        accepting features while many remain. Subspaces are nested in
+        ``gamma`` either way (see Notes for the measurements behind the
+        default).
     reference_mean : float, default=0.0
         Mean ``mu*`` of the reference distribution ``y*`` (sec. 4.3).
     reference_std : float, default=0.1
@@ -141,10 +122,11 @@ class GPLocalFeatureSelection(
         powers that feature GPs fitted to label-permuted scores give at ``x``
         (same observations and kernel; at least 100 null values per query,
         from up to 10 permutations). ``None``: no floor (the paper).
-    fallback : bool, default=False
+    fallback : bool, default=True
         With ``gamma="auto"``, if K-NN on all features beats the best subspaces
         in the inner validation, queries use all features
-        (``all_features_``). The warning is given either way.
+        (``all_features_``), and a warning says so; ``False`` keeps the
+        subspaces and only warns.
     score_scaling : {"unit", "minmax"}, default="unit"
         How eq. (3) is mapped to [0, 1]: ``"unit"`` divides by its largest
         possible value (one constant for all features) and clips negative
@@ -327,6 +309,7 @@ class GPLocalFeatureSelection(
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "gamma": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
+        "threshold_over": [StrOptions(set(THRESHOLD_OVER))],
         "reference_mean": [Interval(Real, None, None, closed="neither")],
         "reference_std": [Interval(Real, 0, None, closed="neither")],
         "max_observations": [Interval(Integral, 1, None, closed="left"), None],
@@ -355,6 +338,7 @@ class GPLocalFeatureSelection(
         n_neighbors=8,
         *,
         gamma="auto",
+        threshold_over="all",
         reference_mean=0.0,
         reference_std=0.1,
         max_observations=500,
@@ -365,7 +349,7 @@ class GPLocalFeatureSelection(
         tol=1e-3,
         discrete_features=False,
         null_quantile=0.99,
-        fallback=False,
+        fallback=True,
         score_scaling="unit",
         prior_mean="zero",
         init_hyperparameters=None,
@@ -376,6 +360,7 @@ class GPLocalFeatureSelection(
     ):
         self.n_neighbors = n_neighbors
         self.gamma = gamma
+        self.threshold_over = threshold_over
         self.reference_mean = reference_mean
         self.reference_std = reference_std
         self.max_observations = max_observations
@@ -431,26 +416,6 @@ class GPLocalFeatureSelection(
                 f"n_neighbors={self.n_neighbors} is larger than the {n_samples} training "
                 "samples; pass n_neighbors <= n_samples."
             )
-
-    def _initial_hyperparameters(self, Xs, Yc, candidates, rng) -> np.ndarray:
-        # Maximum likelihood on a random subset of the candidates, from the data-driven
-        # guess (length scale sqrt(n_features), half signal, half noise) and from the
-        # user's start if given; the better likelihood wins. A start whose length scale
-        # is far below the distances between points has a vanishing gradient.
-        starts = []
-        if self.init_hyperparameters is not None:
-            start = np.asarray(self.init_hyperparameters, dtype=np.float64)
-            if start.shape != (3,) or not np.all(np.isfinite(start)) or np.any(start <= 0):
-                raise ValueError(
-                    "init_hyperparameters must be 3 positive finite numbers (length_scale, "
-                    f"signal_variance, noise_variance); got {self.init_hyperparameters!r}."
-                )
-            starts.append(start)
-        v = max(float(np.mean(Yc[candidates] ** 2)), 1e-6)
-        subset = candidates[rng.permutation(candidates.size)[:_INIT_SUBSET]]
-        starts.append(np.array([np.sqrt(Xs.shape[1]), v / 2.0, v / 2.0]))
-        fits = [fit_hyperparameters(Xs[subset], Yc[subset], s) for s in starts]
-        return max(fits, key=lambda f: f.lml).hyper
 
     def _fit(self, X, y_idx, log):
         # Algorithm 1 (the feature GPs), then the training subspaces
@@ -548,10 +513,10 @@ class GPLocalFeatureSelection(
         # The GP matrices are small (hundreds of rows): BLAS threads only add
         # overhead, and on a busy machine they slow the solves down severalfold.
         with threadpool_limits(limits=1, user_api="blas"):
-            self._algorithm1(Xs, scores, prior_mean, candidates, hold, rng)
+            algorithm1(self, Xs, scores, prior_mean, candidates, hold, rng)
             self._gp_null = self._null_gp(Xs, null_scores, self._obs_canonical, self._gp.hyper)
             task.advance()
-            self._validate_subspaces(Xs, rng, folds, fold_labels, fold_raw)
+            validate_subspaces(self, Xs, rng, folds, fold_labels, fold_raw)
             task.advance()
         self.local_support_ = self._to_input_layout(self._subspaces(Xs))
         task.advance()
@@ -571,117 +536,13 @@ class GPLocalFeatureSelection(
 
     def _floor(self, gp_null, Xs: np.ndarray) -> np.ndarray | None:
         """Per-query floor: the ``null_quantile`` of the power under permuted labels."""
-        if gp_null is None:
-            return None
+        if gp_null is None or self.null_quantile is None:
+            return None  # no floor (also after set_params(null_quantile=None))
         means, variance = gp_null.predict(Xs)
         power = gaussian_kl(
             means, variance[:, None], float(self.reference_mean), float(self.reference_std) ** 2
         )
         return np.quantile(power, float(self.null_quantile), axis=1)
-
-    def _validate_subspaces(self, Xs, rng, folds, fold_labels, fold_raw) -> None:
-        """Inner cross-validation of K-NN in the subspaces against all features.
-
-        Up to ``_MAX_VALIDATION`` training samples are the queries, in stratified
-        folds (5, or fewer when a class is smaller). For each fold the eq. (3)
-        scores, the feature GPs (same hyperparameters, the observations outside
-        the fold) and the power floor are rebuilt on the other folds only, so
-        no query's label reaches its own subspace; its K-NN runs among the
-        other folds. With ``gamma="auto"`` the best of :data:`GAMMA_GRID` and of
-        all features is kept (all features only when strictly better; ties in
-        the grid go to the larger ``gamma``); a warning says when the subspaces
-        do worse than all features.
-        """
-        n = Xs.shape[0]
-        y = self._y_fit
-        n_splits = len(folds)
-        chosen = np.zeros(n, dtype=bool)
-        chosen[rng.choice(n, min(n, _MAX_VALIDATION), replace=False)] = True
-        auto = isinstance(self.gamma, str)
-        gammas = np.array(GAMMA_GRID if auto else (float(self.gamma),))
-        hyper = self._gp.hyper
-        correct = np.zeros(gammas.size)
-        correct_all = 0.0
-        size_sum = np.zeros(gammas.size)
-        n_queries = 0
-        in_obs = np.zeros(n, dtype=bool)
-        in_obs[self._obs_canonical] = True
-        for (train, test), labels, raw in zip(folds, fold_labels, fold_raw):
-            queries = test[chosen[test]]
-            if queries.size == 0:
-                continue
-            obs = np.flatnonzero(in_obs[train])
-            if obs.size == 0:
-                obs = np.array([0])
-            if raw is None:
-                raw = raw_scores_multi(Xs, labels, self._discrete, n_jobs=self.n_jobs)
-            rows = np.zeros(n, dtype=bool)
-            rows[train] = True
-            fold = [scale_scores(r, Xs, self.score_scaling, rows)[train] for r in raw]
-            del raw
-            prior = np.zeros(Xs.shape[1]) if self.prior_mean == "zero" else fold[0].mean(axis=0)
-            gp = fit_posterior(Xs[train][obs], fold[0][obs], prior, hyper)
-            gp_null = self._null_gp(Xs[train], fold[1:], obs, hyper)
-            means, variance = gp.predict(Xs[queries])
-            power = gaussian_kl(
-                means,
-                variance[:, None],
-                float(self.reference_mean),
-                float(self.reference_std) ** 2,
-            )
-            floor = self._floor(gp_null, Xs[queries])
-            order, critical = subspace_path(power, self._abs_corr, float(gammas.min()), floor)
-            res = nested_knn_correct(
-                Xs[queries],
-                y[queries],
-                None,
-                order,
-                critical,
-                Xs[train],
-                y[train],
-                gammas,
-                min(self.n_neighbors, train.size),
-            )
-            correct += res.correct
-            correct_all += res.correct_all
-            size_sum += res.sizes * queries.size
-            n_queries += queries.size
-        acc = correct / n_queries
-        acc_all = correct_all / n_queries
-        best = int(np.flatnonzero(acc == acc.max())[-1])
-        self.validation_scores_ = {
-            "gamma": gammas.copy(),
-            "subspaces": acc,
-            "mean_size": size_sum / n_queries,
-            "all_features": float(acc_all),
-            "n_queries": int(n_queries),
-            "n_folds": n_splits,
-        }
-        self.gamma_ = float(gammas[best])
-        self.all_features_ = bool(auto and self.fallback and acc_all > acc[best])
-        if acc_all > acc[best]:
-            if self.all_features_:
-                action = "queries use all features (all_features_=True)"
-            elif auto:
-                action = "pass fallback=True to let queries use all features then"
-            else:
-                action = "pass gamma='auto', fallback=True to let queries use all features then"
-            warnings.warn(
-                f"{type(self).__name__}: the local subspaces scored {acc[best]:.3f} "
-                f"(gamma={gammas[best]:g}) in the model's own {n_splits}-fold validation, "
-                f"below K-NN on all features ({acc_all:.3f}); {action}. Both scores are "
-                "in validation_scores_.",
-                UserWarning,
-                stacklevel=4,
-            )
-        self._log(
-            1,
-            "validation on %d samples: subspaces %s, all features %.3f; gamma_ = %g",
-            n_queries,
-            np.array2string(acc, precision=3),
-            acc_all,
-            self.gamma_,
-        )
 
     def _to_input_layout(self, A: np.ndarray) -> np.ndarray:
         """Undo the canonical row and column order of a (n_samples, n_features) array."""
@@ -689,87 +550,6 @@ class GPLocalFeatureSelection(
         out[np.ix_(self._rows, self._cols)] = A
         return out
 
-    def _algorithm1(
-        self,
-        Xs: np.ndarray,
-        scores: np.ndarray,
-        prior_mean: np.ndarray,
-        candidates: np.ndarray,
-        hold: np.ndarray,
-        rng: np.random.RandomState,
-    ) -> None:
-        """Alternate observation selection and hyperparameter fitting (Algorithm 1)."""
-        Yc = scores - prior_mean
-        hyper = self._initial_hyperparameters(Xs, Yc, candidates, rng)
-        converged = False
-        history: list[tuple] = []  # (sorted observations, observations, fit, selection)
-        for it in range(1, self.max_iter + 1):
-            sel = greedy_max_variance(
-                Xs[candidates],
-                Yc[candidates],
-                Xs[hold],
-                Yc[hold],
-                hyper,
-                max_observations=self.max_observations,
-                min_observations=self.min_observations,
-                patience=_PATIENCE,
-            )
-            obs = candidates[sel.order[: sel.n_selected]]
-            key = np.sort(obs)
-            # The held-out points join the likelihood: a max-variance design has no
-            # close pairs, so the noise is not identifiable from it alone.
-            fit_on = np.concatenate([obs, hold[:_MAX_LIKELIHOOD_HOLDOUT]])
-            res = fit_hyperparameters(Xs[fit_on], Yc[fit_on], hyper)
-            change = float(np.max(np.abs(np.log(res.hyper) - np.log(hyper))))
-            self._log(
-                2,
-                "iteration %d: %d observations, hyperparameters %s, lml %.4g, change %.3g",
-                it,
-                obs.size,
-                np.array2string(res.hyper, precision=4),
-                res.lml,
-                change,
-            )
-            if self.callback is not None:
-                self.callback(it, res.lml)
-            seen = [t for t, past in enumerate(history) if np.array_equal(past[0], key)]
-            history.append((key, obs, res, sel))
-            hyper = res.hyper
-            if change <= self.tol:
-                converged = True
-                break
-            if seen:
-                # The same observations again: Algorithm 1 cycles from here on. Keep
-                # the member of the cycle whose observations predict the held-out
-                # scores best.
-                cycle = history[seen[0] :]
-                best = min(cycle, key=lambda h: h[3].mse[h[3].n_selected])
-                _, obs, res, sel = best
-                hyper = res.hyper
-                converged = True
-                self._log(2, "observations repeat: cycle of %d iterations", len(cycle) - 1)
-                break
-        self.n_iter_ = it
-        if not converged:
-            warnings.warn(
-                f"Algorithm 1 did not converge in max_iter={self.max_iter} iterations (last "
-                f"log-hyperparameter change {change:.3g} > tol={self.tol}); increase "
-                "max_iter or tol.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        self._obs_canonical = obs
-        self.observation_indices_ = self._rows[obs]
-        self.holdout_indices_ = np.sort(self._rows[hold])
-        self.holdout_mse_ = sel.mse
-        self.log_marginal_likelihood_ = res.lml
-        self.kernel_ = ConstantKernel(hyper[1], "fixed") * RBF(hyper[0], "fixed") + WhiteKernel(
-            hyper[2], "fixed"
-        )
-        self._gp = fit_posterior(Xs[obs], scores[obs], prior_mean, hyper)
-        self._log(1, "%d observations, kernel %s", obs.size, self.kernel_)
-
-    # -------------------------------------------------------------- queries
     def _power(self, Xs: np.ndarray) -> np.ndarray:
         means, variance = self._gp.predict(Xs)
         return gaussian_kl(
@@ -873,7 +653,7 @@ def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray
         return np.ones(Xs.shape, dtype=bool)
     gamma = est.gamma_ if isinstance(est.gamma, str) else float(est.gamma)
     floor = est._floor(est._gp_null, Xs)
-    return select_subspaces(est._power(Xs), est._abs_corr, gamma, floor)
+    return select_subspaces(est._power(Xs), est._abs_corr, gamma, floor, est.threshold_over)
 
 
 def _block_proba(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
