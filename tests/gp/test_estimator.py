@@ -71,7 +71,7 @@ def test_prediction_is_knn_in_each_query_subspace(fitted, problem):
     proba = fitted.predict_proba(X[:15] + 0.01 * X.std(axis=0))
     for q in range(15):
         cols = np.flatnonzero(masks[q])
-        knn = KNeighborsClassifier(8).fit(Xs[:, cols], y)
+        knn = KNeighborsClassifier(fitted.n_neighbors_).fit(Xs[:, cols], y)
         np.testing.assert_allclose(proba[q], knn.predict_proba(queries[q : q + 1, cols])[0])
 
 
@@ -296,8 +296,16 @@ def test_safety_net_warns_and_falls_back_to_all_features(monkeypatch):
     with pytest.warns(UserWarning, match="queries use all features"):
         est = GPLocalFeatureSelection(fallback=True, random_state=0).fit(X, y)
     assert est.all_features_ and est.get_local_support(X[:5]).all()
+    # n_neighbors="auto": the K of the best all-features K-NN of the validation.
+    v = est.validation_scores_
+    np.testing.assert_array_equal(v["n_neighbors"], [1, 3, 5, 8])
+    best = v["all_features_by_k"].max()
+    assert v["all_features"] == best
+    assert est.n_neighbors_ == max(
+        k for k, a in zip(v["n_neighbors"], v["all_features_by_k"]) if a == best
+    )
     Xs = (X - X.mean(axis=0)) / X.std(axis=0)
-    knn = KNeighborsClassifier(8).fit(Xs, y)
+    knn = KNeighborsClassifier(est.n_neighbors_).fit(Xs, y)
     np.testing.assert_allclose(
         est.predict_proba(X[:20] + 0.01), knn.predict_proba(Xs[:20] + 0.01 / X.std(axis=0))
     )

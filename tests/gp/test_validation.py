@@ -84,3 +84,22 @@ def test_nested_knn_correct_with_self_index_and_floor():
             hits += int(np.argmax(votes) == y[q])
         assert res.correct[g] == hits
         np.testing.assert_allclose(res.sizes[g], mask.sum(axis=1).mean())
+
+
+def test_several_k_are_scored_on_the_same_distances():
+    # n_neighbors as an array: each K's counts equal a separate call with that K.
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(50, 5))
+    y = (X[:, 0] + X[:, 3] > 0).astype(np.intp)
+    Q, yq = X[:12] + 0.05, y[:12]
+    power = rng.gamma(1.0, 2.0, size=(12, 5))
+    corr = np.abs(np.corrcoef(X, rowvar=False))
+    gammas = np.array([-np.inf, 0.5, 1.0, 2.0])
+    order, critical = subspace_path(power, corr, -np.inf)
+    ks = np.array([1, 3, 5, 8])
+    res = nested_knn_correct(Q, yq, None, order, critical, X, y, gammas, ks)
+    assert res.correct.shape == (4, 4) and res.correct_all.shape == (4,)
+    for i, k in enumerate(ks):
+        one = nested_knn_correct(Q, yq, None, order, critical, X, y, gammas, int(k))
+        np.testing.assert_array_equal(res.correct[i], one.correct)
+        assert res.correct_all[i] == one.correct_all

@@ -17,7 +17,8 @@
     Parkinsons ("extra UCI" table). Target: GP >= 5-NN - 0.01 on every table.
 
 Every cell derives its seed from the suite's ``random_state`` up front, so
-``--n-jobs`` (parallel folds) never changes a number.
+``--n-jobs`` (parallel folds) never changes a number. GP runs at its defaults
+(``n_neighbors="auto"`` among them) unless a variant says otherwise.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from localselect import GPLocalFeatureSelection
 from localselect._parallel import Parallel, delayed
 from localselect.bench._core import SuiteContext, register_suite
-from localselect.bench.suite_gp import PAPER, _cv, _folds, _gp
+from localselect.bench.suite_gp import PAPER, _cv, _folds
 from localselect.datasets import load_dataset
 
 #: UCI sets of issue #18 (the manifest names): multiclass tables that none of
@@ -44,7 +46,7 @@ UCI_SETS = ("pmlb_waveform_40", "pmlb_splice", "Isolet_subset", "urban_land_cove
 UCI_QUICK_ROWS = 1000
 
 #: The paper-faithful reading: a fixed gamma, no power floor, no fallback.
-PAPER_FAITHFUL = {"gamma": 1.5, "null_quantile": None}
+PAPER_FAITHFUL = {"n_neighbors": 8, "gamma": 1.5, "null_quantile": None, "fallback": False}
 
 
 def _uci_fold(seed, X, y, train, test, params) -> dict[str, Any]:
@@ -52,7 +54,7 @@ def _uci_fold(seed, X, y, train, test, params) -> dict[str, Any]:
 
     from sklearn.exceptions import ConvergenceWarning
 
-    est = _gp(seed, **params)
+    est = GPLocalFeatureSelection(random_state=seed, **params)  # the defaults unless overridden
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", UserWarning)
@@ -69,6 +71,7 @@ def _uci_fold(seed, X, y, train, test, params) -> dict[str, Any]:
         "val_size": float(v["mean_size"][best]),
         "size": float(est.get_local_support(X[test]).sum(axis=1).mean()),
         "gamma": est.gamma_,
+        "n_neighbors": est.n_neighbors_,
         "all_features": bool(est.all_features_),
         "val_subspaces": float(v["subspaces"][best]),
         "val_all": float(v["all_features"]),
@@ -132,7 +135,7 @@ def _compare(ctx, suite, table, names, variants, knns, n_folds) -> list[dict[str
                     for sd, (tr, te) in zip(seeds, splits)
                 )
 
-            key = {"suite": suite, "v": 2, "data": name, "method": method, "n": len(y)}
+            key = {"suite": suite, "v": 3, "data": name, "method": method, "n": len(y)}
             folds = ctx.cached({**key, "params": params, "folds": n_folds}, run)
             acc = np.array([f["accuracy"] for f in folds])
             records.append(
@@ -143,6 +146,7 @@ def _compare(ctx, suite, table, names, variants, knns, n_folds) -> list[dict[str
                     "std": acc.std(ddof=1),
                     "mean_subspace_size": float(np.mean([f["size"] for f in folds])),
                     "chosen_gammas": [f["gamma"] for f in folds],
+                    "chosen_n_neighbors": [f["n_neighbors"] for f in folds],
                     "folds_on_all_features": int(sum(f["all_features"] for f in folds)),
                     "validation_subspaces": float(np.mean([f["val_subspaces"] for f in folds])),
                     "validation_all_features": float(np.mean([f["val_all"] for f in folds])),

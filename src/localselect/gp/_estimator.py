@@ -60,9 +60,11 @@ class GPLocalFeatureSelection(
 
     Parameters
     ----------
-    n_neighbors : int, default=8
-        K of the K-NN classifier in each query's subspace (the paper's K = 8).
-        At most the number of training samples.
+    n_neighbors : int or "auto", default="auto"
+        K of the K-NN classifier in each query's subspace (the paper's K = 8
+        as an int; at most the number of training samples). ``"auto"``: the
+        inner validation chooses K from 1, 3, 5 and 8 (``n_neighbors_``),
+        for the subspaces and for the all-features safety net alike.
     gamma : float or "auto", default="auto"
         Algorithm 2's threshold: a feature joins the subspace while its score
         is at least ``mean + gamma * std`` of the scores ``threshold_over``
@@ -191,6 +193,9 @@ class GPLocalFeatureSelection(
     all_features_ : bool
         Whether queries use all features (``fallback=True`` and all features
         won the validation).
+    n_neighbors_ : int
+        The K queries use with ``n_neighbors="auto"`` (the validation's
+        choice; with an int, that int capped below the training size).
     %(fitted_input_attributes)s
 
     See Also
@@ -307,7 +312,7 @@ class GPLocalFeatureSelection(
     """
 
     _parameter_constraints = {
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "gamma": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
         "threshold_over": [StrOptions(set(THRESHOLD_OVER))],
         "reference_mean": [Interval(Real, None, None, closed="neither")],
@@ -335,7 +340,7 @@ class GPLocalFeatureSelection(
 
     def __init__(
         self,
-        n_neighbors=8,
+        n_neighbors="auto",
         *,
         gamma="auto",
         threshold_over="all",
@@ -411,7 +416,7 @@ class GPLocalFeatureSelection(
 
     def _check_data(self, X):
         n_samples = X.shape[0]
-        if self.n_neighbors > n_samples:
+        if self.n_neighbors != "auto" and self.n_neighbors > n_samples:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} is larger than the {n_samples} training "
                 "samples; pass n_neighbors <= n_samples."
@@ -583,7 +588,7 @@ class GPLocalFeatureSelection(
         ``set_params`` may have changed since ``fit``.
         """
         self._validate_params()
-        if self.n_neighbors > self._X_fit.shape[0]:
+        if self.n_neighbors != "auto" and self.n_neighbors > self._X_fit.shape[0]:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} is larger than the {self._X_fit.shape[0]} "
                 "training samples; pass n_neighbors <= n_samples."
@@ -617,7 +622,8 @@ class GPLocalFeatureSelection(
     def predict_proba(self, X):
         """Class frequencies among the K nearest training samples in each query's subspace.
 
-        The fraction of the ``n_neighbors`` neighbours in each class.
+        The fraction of the K (``n_neighbors``, or ``n_neighbors_`` with
+        ``"auto"``) neighbours in each class.
 
         %(predict_proba_docs)s
         """
@@ -660,4 +666,5 @@ def _block_proba(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
     """K-NN votes of a block of queries, each in its own subspace."""
     mask = _block_subspaces(est, Xs).astype(np.float64)
     sq = masked_sq_dists(Xs, mask, est._X_fit, est._X_fit_sq)
-    return knn_votes(sq, est._onehot, est.n_neighbors) / est.n_neighbors
+    k = est.n_neighbors_ if est.n_neighbors == "auto" else est.n_neighbors
+    return knn_votes(sq, est._onehot, k) / k

@@ -23,7 +23,13 @@ from localselect.gp._scores import gaussian_kl, raw_scores_multi, scale_scores
 from localselect.gp._subspace import subspace_path
 from localselect.gp._validation import nested_knn_correct
 
-__all__ = ["algorithm1", "initial_hyperparameters", "validate_subspaces"]
+__all__ = [
+    "GAMMA_GRID",
+    "N_NEIGHBORS_GRID",
+    "algorithm1",
+    "initial_hyperparameters",
+    "validate_subspaces",
+]
 
 #: Observation selection stops once doubling the observations brought no better
 #: held-out MSE, checked from _PATIENCE observations on (sec. 4.2.1: "until
@@ -37,6 +43,10 @@ _INIT_SUBSET = 200
 #: Values of gamma that ``gamma="auto"`` chooses from (besides all features).
 #: They span the subspace sizes that win on the UCI sets of docs/gp.md.
 GAMMA_GRID = (-np.inf, 0.5, 0.625, 0.75, 0.875, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
+
+#: Values of K that ``n_neighbors="auto"`` chooses from (capped at the training
+#: size): the paper's 8 and smaller ones, which win on small tables (Glass).
+N_NEIGHBORS_GRID = (1, 3, 5, 8)
 
 #: At most this many training samples are the validation queries of the
 #: subspace choice (a random subset beyond it).
@@ -163,8 +173,11 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
     no query's label reaches its own subspace; its K-NN runs among the
     other folds. With ``gamma="auto"`` the best of :data:`GAMMA_GRID` and of
     all features is kept (all features only when strictly better; ties in
-    the grid go to the larger ``gamma``); a warning says when the subspaces
-    do worse than all features.
+    the grid go to the larger ``gamma``); with ``n_neighbors="auto"`` every
+    K of :data:`N_NEIGHBORS_GRID` is scored on the same distances, for the
+    subspaces and for all features, and the best kept (ties: the larger
+    ``gamma``, then the larger K). A warning says when the subspaces do worse
+    than all features.
     """
     n = Xs.shape[0]
     y = est._y_fit
@@ -173,9 +186,11 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
     chosen[rng.choice(n, min(n, _MAX_VALIDATION), replace=False)] = True
     auto = isinstance(est.gamma, str)
     gammas = np.array(GAMMA_GRID if auto else (float(est.gamma),))
+    grid = N_NEIGHBORS_GRID if est.n_neighbors == "auto" else (est.n_neighbors,)
+    ks = np.array(sorted({min(int(k), n - 1) for k in grid}), dtype=np.intp)
     hyper = est._gp.hyper
-    correct = np.zeros(gammas.size)
-    correct_all = 0.0
+    correct = np.zeros((ks.size, gammas.size))
+    correct_all = np.zeros(ks.size)
     size_sum = np.zeros(gammas.size)
     n_queries = 0
     in_obs = np.zeros(n, dtype=bool)
@@ -216,25 +231,32 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
             Xs[train],
             y[train],
             gammas,
-            min(est.n_neighbors, train.size),
+            np.minimum(ks, train.size),
         )
         correct += res.correct
         correct_all += res.correct_all
         size_sum += res.sizes * queries.size
         n_queries += queries.size
-    acc = correct / n_queries
-    acc_all = correct_all / n_queries
-    best = int(np.flatnonzero(acc == acc.max())[-1])
+    acc_k = correct / n_queries
+    acc_all_k = correct_all / n_queries
+    # Best (K, gamma): the highest accuracy, then the larger gamma, then the larger K.
+    kb, best = max(np.ndindex(*acc_k.shape), key=lambda i: (acc_k[i], gammas[i[1]], ks[i[0]]))
+    ka = max(range(ks.size), key=lambda i: (acc_all_k[i], ks[i]))
+    acc, acc_all = acc_k[kb], float(acc_all_k[ka])
     est.validation_scores_ = {
         "gamma": gammas.copy(),
         "subspaces": acc,
         "mean_size": size_sum / n_queries,
-        "all_features": float(acc_all),
+        "all_features": acc_all,
+        "n_neighbors": ks.copy(),
+        "subspaces_by_k": acc_k,
+        "all_features_by_k": acc_all_k,
         "n_queries": int(n_queries),
         "n_folds": n_splits,
     }
     est.gamma_ = float(gammas[best])
     est.all_features_ = bool(auto and est.fallback and acc_all > acc[best])
+    est.n_neighbors_ = int(ks[ka] if est.all_features_ else ks[kb])
     if acc_all > acc[best]:
         if est.all_features_:
             action = "queries use all features (all_features_=True)"

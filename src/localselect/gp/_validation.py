@@ -30,11 +30,13 @@ class NestedKNNScores(NamedTuple):
 
     ``correct[g]`` counts the queries whose K-NN vote in the subspace of
     ``gammas[g]`` is their own label; ``correct_all`` the same with all
-    features; ``sizes[g]`` the mean subspace size for ``gammas[g]``.
+    features; ``sizes[g]`` the mean subspace size for ``gammas[g]``. With
+    several K, ``correct`` has a leading axis over them and ``correct_all``
+    is an array.
     """
 
     correct: Float
-    correct_all: float
+    correct_all: float | Float
     sizes: Float
 
 
@@ -79,7 +81,7 @@ def nested_knn_correct(
     X_train: Float,
     y_train: NDArray[np.intp],
     gammas: Float,
-    n_neighbors: int,
+    n_neighbors: int | NDArray[np.intp],
     *,
     working_memory: float | None = None,
 ) -> NestedKNNScores:
@@ -103,8 +105,9 @@ def nested_knn_correct(
         Their class codes ``0 .. n_classes - 1``.
     gammas : ndarray of shape (n_gammas,)
         Values of ``gamma`` to score.
-    n_neighbors : int
-        K of the K-NN, at most ``n_train - 1``.
+    n_neighbors : int or ndarray of shape (n_k,)
+        K of the K-NN, at most ``n_train - 1``; several values are scored on
+        the same distances.
     working_memory : float, default=None
         MiB for one ``(queries, n_train)`` block of distances.
 
@@ -127,8 +130,9 @@ def nested_knn_correct(
     onehot = np.eye(n_classes)[y_train]
     X_sq = X_train * X_train
     gammas = np.asarray(gammas, dtype=np.float64)
-    correct = np.zeros(gammas.size)
-    correct_all = 0.0
+    ks = np.atleast_1d(np.asarray(n_neighbors, dtype=np.intp))
+    correct = np.zeros((ks.size, gammas.size))
+    correct_all = np.zeros(ks.size)
     n_train = X_train.shape[0]
     # Every gamma's subspace of a query is a prefix of its path: its size says
     # which. The K-NN runs once per distinct (query, size) pair, not per gamma.
@@ -139,15 +143,16 @@ def nested_knn_correct(
         sq = masked_sq_dists(Xq[rows], np.ones((qi.size, m)), X_train, X_sq)
         if self_index is not None:
             sq[qi, self_index[rows]] = np.inf
-        pred = np.argmax(knn_votes(sq, onehot, n_neighbors), axis=1)
-        correct_all += float(np.sum(pred == yq[rows]))
+        for i, k in enumerate(ks):
+            pred = np.argmax(knn_votes(sq, onehot, int(k)), axis=1)
+            correct_all[i] += float(np.sum(pred == yq[rows]))
         chunk = sizes[rows]
         pairs, inverse = np.unique(
             np.column_stack([np.repeat(qi, gammas.size), chunk.ravel()]),
             axis=0,
             return_inverse=True,
         )
-        hit = np.empty(pairs.shape[0], dtype=bool)
+        hit = np.empty((ks.size, pairs.shape[0]), dtype=bool)
         for block in row_chunks(pairs.shape[0], 8 * 4 * n_train, working_memory):
             q, size = pairs[block, 0], pairs[block, 1]
             r, c = np.nonzero(step[None, :] < size[:, None])
@@ -156,9 +161,12 @@ def nested_knn_correct(
             sq = masked_sq_dists(Xq[rows][q], mask, X_train, X_sq)
             if self_index is not None:
                 sq[np.arange(q.size), self_index[rows][q]] = np.inf
-            pred = np.argmax(knn_votes(sq, onehot, n_neighbors), axis=1)
-            hit[block] = pred == yq[rows][q]
-        correct += hit[inverse.ravel()].reshape(chunk.shape).sum(axis=0)
+            for i, k in enumerate(ks):
+                pred = np.argmax(knn_votes(sq, onehot, int(k)), axis=1)
+                hit[i, block] = pred == yq[rows][q]
+        correct += hit[:, inverse.ravel()].reshape(ks.size, *chunk.shape).sum(axis=1)
     size_sum = sizes.sum(axis=0).astype(np.float64)
     sizes_mean = size_sum / max(n_q, 1)
+    if np.ndim(n_neighbors) == 0:
+        return NestedKNNScores(correct[0], float(correct_all[0]), sizes_mean)
     return NestedKNNScores(correct, correct_all, sizes_mean)
