@@ -352,3 +352,17 @@ def test_progress_is_reported_and_changes_nothing(problem):
     assert "GP local selection fit" in seen and "GP local K-NN" in seen and 4 in seen
     plain = GPLocalFeatureSelection(random_state=0).fit(X, y)
     np.testing.assert_array_equal(proba, plain.predict_proba(X[:30]))
+
+
+def test_fixed_gamma_after_a_fallback_uses_its_subspaces(monkeypatch):
+    # The safety net acts for gamma="auto" only: set_params(gamma=...) after a fit that
+    # fell back to all features gives that gamma's subspaces.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 6))
+    y = (X.sum(axis=1) > 0).astype(int)
+    monkeypatch.setattr("localselect.gp._fitsteps.GAMMA_GRID", (4.0,))
+    with pytest.warns(UserWarning, match="queries use all features"):
+        est = GPLocalFeatureSelection(random_state=0).fit(X, y)
+    assert est.get_local_support(X[:20]).all()
+    est.set_params(gamma=4.0)
+    assert not est.get_local_support(X[:20]).all()

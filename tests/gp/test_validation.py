@@ -103,3 +103,19 @@ def test_several_k_are_scored_on_the_same_distances():
         one = nested_knn_correct(Q, yq, None, order, critical, X, y, gammas, int(k))
         np.testing.assert_array_equal(res.correct[i], one.correct)
         assert res.correct_all[i] == one.correct_all
+
+
+def test_fold_observations_move_to_the_nearest_training_point():
+    from localselect.gp._fitsteps import _fold_observations
+
+    rng = np.random.default_rng(3)
+    Xs = rng.normal(size=(40, 3))
+    in_obs = np.zeros(40, bool)
+    in_obs[[2, 5, 11, 30]] = True
+    train = np.setdiff1d(np.arange(40), [5, 6, 30, 31])  # 5 and 30 are held out
+    pos = _fold_observations(Xs, train, in_obs)
+    expected = {2, 11}
+    for o in (5, 30):
+        d = ((Xs[train] - Xs[o]) ** 2).sum(axis=1)
+        expected.add(int(train[np.argmin(d)]))
+    assert set(train[pos].tolist()) == expected

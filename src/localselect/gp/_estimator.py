@@ -191,8 +191,8 @@ class GPLocalFeatureSelection(
         size), ``"all_features"`` (K-NN accuracy on all features),
         ``"n_queries"`` and ``"n_folds"``.
     all_features_ : bool
-        Whether queries use all features (``fallback=True`` and all features
-        won the validation).
+        Whether queries use all features (``gamma="auto"``,
+        ``fallback=True`` and all features won the validation).
     n_neighbors_ : int
         The K queries use with ``n_neighbors="auto"`` (the validation's
         choice; with an int, that int capped below the training size).
@@ -661,7 +661,9 @@ class GPLocalFeatureSelection(
 
 
 def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
-    if est.all_features_:
+    if est.all_features_ and isinstance(est.gamma, str):
+        # The safety net acts for gamma="auto" only (set_params(gamma=2.0) after
+        # fit asks for that gamma's subspaces).
         return np.ones(Xs.shape, dtype=bool)
     gamma = est.gamma_ if isinstance(est.gamma, str) else float(est.gamma)
     floor = est._floor(est._gp_null, Xs)
