@@ -21,11 +21,10 @@ ROOT = Path(localselect.__file__).parent
 LAYERS = {
     "_compat": 0,
     "_pairwise": 0,
-    "_progress": 0,
     "_typing": 0,
     "_docstrings": 0,
-    "_dask": 0,
-    "_parallel": 1,
+    "_runtime": 0,
+    "_renames": 1,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -34,6 +33,7 @@ LAYERS = {
     "lift": 2,
     "margin": 2,
     "plotting": 2,
+    "saliency": 2,
     "localselect": 3,
     "utils": 4,
     "bench": 5,
@@ -42,7 +42,7 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_parallel", "_progress", "_typing"}
+SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_renames", "_runtime", "_typing"}
 
 
 def _unit(module: str) -> str:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         ReliefF,
         Simba,
     )
+    from localselect.saliency import ConditionalSaliencySelection
 
 try:
     __version__ = version("localselect")
@@ -44,6 +45,7 @@ _LAZY = {
     "GPLocalFeatureSelection": "localselect.gp",
     "LocalFeatureSelection": "localselect.lfs",
     "LiftFeatureSelector": "localselect.lift",
+    "ConditionalSaliencySelection": "localselect.saliency",
     "IM4E": "localselect.margin",
     "BoostedImmigrate": "localselect.margin",
     "Immigrate": "localselect.margin",
@@ -57,6 +59,7 @@ __all__ = [
     "IM4E",
     "MRMR",
     "BoostedImmigrate",
+    "ConditionalSaliencySelection",
     "FisherScore",
     "GPLocalFeatureSelection",
     "IRelief",

@@ -55,8 +55,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from localselect import GPLocalFeatureSelection
-from localselect._parallel import Parallel, delayed
+from localselect._runtime import map_tasks
 from localselect.bench._core import SuiteContext, load_published, register_suite
+from localselect.bench._measure import load_average
 from localselect.datasets import load_dataset, make_subspace_classification
 from localselect.gp import discriminative_scores, fit_posterior, greedy_max_variance
 
@@ -151,8 +152,8 @@ def _fit_score(factory, seed, X, y, train, test) -> tuple[float, float]:
 
 def _cv(ctx, factory, X, y, splits) -> tuple[np.ndarray, np.ndarray]:
     seeds = ctx.seeds(len(splits))
-    out = Parallel(n_jobs=ctx.n_jobs)(
-        delayed(_fit_score)(factory, s, X, y, tr, te) for s, (tr, te) in zip(seeds, splits)
+    out = map_tasks(
+        _fit_score, ((factory, s, X, y, tr, te) for s, (tr, te) in zip(seeds, splits)), ctx.n_jobs
     )
     return np.array([a for a, _ in out]), np.array([t for _, t in out])
 
@@ -228,11 +229,6 @@ def table3(ctx: SuiteContext) -> list[dict[str, Any]]:
                 }
             )
     return records
-
-
-#: Generator draws of Algorithm 3's data averaged by gp-synthetic (quick: 2). One
-#: draw is as arbitrary as one fold: over 5 draws our accuracy at a fixed gamma
-#: spans 0.73-0.86.
 
 
 def _fig4(seed, X, y, n_max, grid):
@@ -338,9 +334,10 @@ def analyses(ctx: SuiteContext) -> list[dict[str, Any]]:
 
         def run(init=init):
             seeds = ctx.seeds(len(splits))
-            return Parallel(n_jobs=ctx.n_jobs)(
-                delayed(_table4_fold)(s, Xs, ys, tr, te, init)
-                for s, (tr, te) in zip(seeds, splits)
+            return map_tasks(
+                _table4_fold,
+                ((s, Xs, ys, tr, te, init) for s, (tr, te) in zip(seeds, splits)),
+                ctx.n_jobs,
             )
 
         out = ctx.cached({"suite": "gp-analyses", "table": 4, "init": init}, run)
@@ -373,7 +370,9 @@ def _table4_fold(seed, X, y, train, test, init):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est = _gp(seed, gamma=SYNTHETIC_GAMMA, init_hyperparameters=init).fit(X[train], y[train])
+        est = _gp(seed, threshold=SYNTHETIC_GAMMA, init_hyperparameters=init).fit(
+            X[train], y[train]
+        )
     p = est.kernel_.get_params()
     final = [p["k1__k2__length_scale"], p["k1__k1__constant_value"], p["k2__noise_level"]]
     return float(est.score(X[test], y[test])), final
@@ -381,7 +380,6 @@ def _table4_fold(seed, X, y, train, test, init):
 
 def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, Any]]:
     """Issue #17 targets: 5,000 x 40 fit / 2,000 predictions, 30 x 5,000 fit (one run each)."""
-    import os
     import warnings
 
     records: list[dict[str, Any]] = []
@@ -395,7 +393,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
         start = time.perf_counter()
         est.predict(X[:2000])
         pred_s = time.perf_counter() - start
-        load = os.getloadavg()[0]
+        load = (load_average() or [float("nan")])[0]
         note = f"one run; n_jobs=None; load average {load:.1f} on 2 cores (shared machine)"
         records += [
             {
@@ -404,7 +402,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
                 "value": fit_s,
                 "target": 60.0,
                 "protocol": note,
-                "gamma_": est.gamma_,
+                "gamma_": est.threshold_,
             },
             {
                 **common,
@@ -423,7 +421,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
             est = GPLocalFeatureSelection(random_state=0).fit(X, y)
             fit_s = time.perf_counter() - start
         selected = est.get_local_support(rng.uniform(size=(100, 5000))).mean()
-        load = os.getloadavg()[0]
+        load = (load_average() or [float("nan")])[0]
         records.append(
             {
                 **common,
@@ -458,7 +456,7 @@ def _large_fit(n: int, seed: int) -> dict[str, Any]:
         "peak_rss_mib": hwm(),
         "rss_before_fit_mib": before,
         "accuracy": float(est.score(Xt, yt)),
-        "gamma_": est.gamma_,
+        "threshold_": est.threshold_,
         "all_features_": bool(est.all_features_),
     }
 

@@ -6,9 +6,9 @@
     default :class:`~localselect.GPLocalFeatureSelection` and of the defaults
     with Algorithm 2's threshold over the remaining features (the earlier
     reading), beside 5-NN and 8-NN on all standardised features, with the
-    chosen ``gamma_``, subspace sizes, inner-validation scores and fit/predict
+    chosen ``threshold_``, subspace sizes, inner-validation scores and fit/predict
     times per fold. Quick mode: stratified subsamples of at most 1,000 rows, 5
-    folds, and the paper's reading (``gamma=1.5``, no power floor) as well.
+    folds, and the paper's reading (``threshold=1.5``, no power floor) as well.
 ``gp-vs-knn``
     Issue #28's safety-net check: the same two GP variants against 5-NN on all
     standardised features (5-fold stratified CV, defaults) on Glass, ecoli,
@@ -33,7 +33,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from localselect import GPLocalFeatureSelection
-from localselect._parallel import Parallel, delayed
+from localselect._runtime import map_tasks
 from localselect.bench._core import SuiteContext, register_suite
 from localselect.bench.suite_gp import PAPER, _cv, _folds
 from localselect.datasets import load_dataset
@@ -46,7 +46,7 @@ UCI_SETS = ("pmlb_waveform_40", "pmlb_splice", "Isolet_subset", "urban_land_cove
 UCI_QUICK_ROWS = 1000
 
 #: The paper-faithful reading: a fixed gamma, no power floor, no fallback.
-PAPER_FAITHFUL = {"n_neighbors": 8, "gamma": 1.5, "null_quantile": None, "fallback": False}
+PAPER_FAITHFUL = {"n_neighbors": 8, "threshold": 1.5, "null_quantile": None, "fallback": False}
 
 
 def _uci_fold(seed, X, y, train, test, params) -> dict[str, Any]:
@@ -65,12 +65,12 @@ def _uci_fold(seed, X, y, train, test, params) -> dict[str, Any]:
     acc = float(est.score(X[test], y[test]))
     predict_s = time.perf_counter() - start
     v = est.validation_scores_
-    best = int(np.flatnonzero(v["gamma"] == est.gamma_)[0])
+    best = int(np.flatnonzero(v["threshold"] == est.threshold_)[0])
     return {
         "accuracy": acc,
         "val_size": float(v["mean_size"][best]),
         "size": float(est.get_local_support(X[test]).sum(axis=1).mean()),
-        "gamma": est.gamma_,
+        "gamma": est.threshold_,
         "n_neighbors": est.n_neighbors_,
         "all_features": bool(est.all_features_),
         "val_subspaces": float(v["subspaces"][best]),
@@ -130,9 +130,10 @@ def _compare(ctx, suite, table, names, variants, knns, n_folds) -> list[dict[str
             seeds = ctx.seeds(len(splits))
 
             def run(params=params, seeds=seeds, X=X, y=y, splits=splits):
-                return Parallel(n_jobs=ctx.n_jobs)(
-                    delayed(_uci_fold)(sd, X, y, tr, te, params)
-                    for sd, (tr, te) in zip(seeds, splits)
+                return map_tasks(
+                    _uci_fold,
+                    ((sd, X, y, tr, te, params) for sd, (tr, te) in zip(seeds, splits)),
+                    ctx.n_jobs,
                 )
 
             key = {"suite": suite, "v": 3, "data": name, "method": method, "n": len(y)}

@@ -55,7 +55,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from localselect import BoostedImmigrate, Immigrate
-from localselect._parallel import Parallel, delayed
+from localselect._runtime import map_tasks
 from localselect.bench._baselines import PAPER_NAMES, classifier_baselines
 from localselect.bench._core import SuiteContext, load_published, register_suite
 from localselect.bench._stats import aggregate_trials
@@ -97,7 +97,7 @@ QUICK_UCI = ["CRY", "IMM", "HMS", "WIN"]
 
 
 def _paper_neighbours(X) -> str | None:
-    """The paper's exact all-pairs method (``n_neighbors=None``) on its own data sets.
+    """The paper's exact all-pairs method (``n_candidates=None``) on its own data sets.
 
     Every data set of Tables 1-3 has at most 768 rows; the large-scale ones
     (thousands of rows) run the estimators' ``"auto"`` truncation, as before.
@@ -195,9 +195,10 @@ def _cross_validate(
         )
         splits = list(cv.split(X, y))
         fold_seeds = np.random.RandomState(seed).randint(2**31 - 1, size=len(splits))
-        rows = Parallel(n_jobs=ctx.n_jobs)(
-            delayed(_fold_scores)(make_models(int(s)), X, y, tr, te)
-            for (tr, te), s in zip(splits, fold_seeds)
+        rows = map_tasks(
+            _fold_scores,
+            ((make_models(int(s)), X, y, tr, te) for (tr, te), s in zip(splits, fold_seeds)),
+            ctx.n_jobs,
         )
         return {name: np.array([r[name] for r in rows]) for name in rows[0]}
 
@@ -337,7 +338,7 @@ def table3(ctx: SuiteContext) -> list[dict[str, Any]]:
 
     def models(s, X):
         bim = BoostedImmigrate(
-            n_estimators=n_estimators, n_neighbors=_paper_neighbours(X), random_state=s
+            n_estimators=n_estimators, n_candidates=_paper_neighbours(X), random_state=s
         )
         return {
             "BIM": make_pipeline(StandardScaler(), bim),
@@ -373,14 +374,14 @@ def table1(ctx: SuiteContext) -> list[dict[str, Any]]:
         boosted = code not in B4G_LEFT_OUT or ctx.quick
 
         def models(s, n_estimators=n_estimators, boosted=boosted):
-            egt = Immigrate(1.0, prescreen="auto", init="im4e", n_neighbors=None)
+            egt = Immigrate(1.0, prescreen="auto", init="im4e", n_candidates=None)
             out = {"EGT": make_pipeline(StandardScaler(), egt)}
             if boosted:
                 b4g = BoostedImmigrate(
                     n_estimators=n_estimators,
                     prescreen="auto",
                     init="im4e",
-                    n_neighbors=None,
+                    n_candidates=None,
                     random_state=s,
                 )
                 out["B4G"] = make_pipeline(StandardScaler(), b4g)

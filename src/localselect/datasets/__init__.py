@@ -15,6 +15,10 @@ from localselect.datasets._generators import (
     make_lfs_synthetic,
     make_subspace_classification,
 )
+from localselect.datasets._instancewise import (
+    instancewise_score,
+    make_instancewise_synthetic,
+)
 from localselect.datasets._loaders import (
     DatasetNotFoundError,
     get_data_home,
@@ -26,10 +30,12 @@ from localselect.datasets._loaders import (
 __all__ = [
     "DatasetNotFoundError",
     "get_data_home",
+    "instancewise_score",
     "list_datasets",
     "load_dataset",
     "load_lfs_sample",
     "make_immigrate_synthetic",
+    "make_instancewise_synthetic",
     "make_lfs_synthetic",
     "make_subspace_classification",
 ]

@@ -15,8 +15,8 @@ from threadpoolctl import threadpool_limits
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._pairwise import row_chunks
-from localselect._parallel import Parallel, delayed
-from localselect._progress import progress_task
+from localselect._renames import deprecated_option, renamed_attribute, renamed_parameter
+from localselect._runtime import map_tasks
 from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
 from localselect.gp._fitsteps import algorithm1, validate_subspaces
 from localselect.gp._medoids import k_medoids
@@ -65,21 +65,22 @@ class GPLocalFeatureSelection(
         as an int; at most the number of training samples). ``"auto"``: the
         inner validation chooses K from 1, 3, 5 and 8 (``n_neighbors_``),
         for the subspaces and for the all-features safety net alike.
-    gamma : float or "auto", default="auto"
-        Algorithm 2's threshold: a feature joins the subspace while its score
-        is at least ``mean + gamma * std`` of the scores ``threshold_over``
-        names. Larger values give smaller subspaces (Table 5). ``"auto"``
-        chooses it from ``localselect.gp._fitsteps.GAMMA_GRID`` (``-inf``:
-        every feature above the power floor, then 0.5 to 4) by the inner
-        validation (see Notes); a float fixes it
-        (any finite value; the paper sets it by hand per data set).
+    threshold : float or "auto", default="auto"
+        Algorithm 2's threshold (the paper's ``gamma``): a feature joins the
+        subspace while its score is at least ``mean + threshold * std`` of the
+        scores ``threshold_over`` names. Larger values give smaller subspaces
+        (Table 5). ``"auto"`` chooses it from
+        ``localselect.gp._fitsteps.GAMMA_GRID`` (``-inf``: every feature above
+        the power floor, then 0.5 to 4) by the inner validation (see Notes); a
+        float fixes it (any finite value; the paper sets it by hand per data
+        set).
     threshold_over : {"all", "remaining"}, default="all"
         Scores whose mean and standard deviation set Algorithm 2's threshold:
         ``"all"``, every feature except the first one chosen (step B as
         printed: the features already added stay in the statistics);
         ``"remaining"``, only the features not yet added, which keeps
         accepting features while many remain. Subspaces are nested in
-        ``gamma`` either way (see Notes for the measurements behind the
+        ``threshold`` either way (see Notes for the measurements behind the
         default).
     reference_mean : float, default=0.0
         Mean ``mu*`` of the reference distribution ``y*`` (sec. 4.3).
@@ -125,7 +126,7 @@ class GPLocalFeatureSelection(
         (same observations and kernel; at least 100 null values per query,
         from up to 10 permutations). ``None``: no floor (the paper).
     fallback : bool, default=True
-        With ``gamma="auto"``, if K-NN on all features beats the best subspaces
+        With ``threshold="auto"``, if K-NN on all features beats the best subspaces
         in the inner validation, queries use all features
         (``all_features_``), and a warning says so; ``False`` keeps the
         subspaces and only warns.
@@ -157,6 +158,12 @@ class GPLocalFeatureSelection(
     verbose : int, default=0
         1 logs stages at INFO, 2 also logs iterations at DEBUG, to the logger
         ``localselect.gp._estimator``.
+    gamma : float or "auto", default="deprecated"
+        Old name of ``threshold``.
+
+        .. deprecated:: 0.1.0
+           Renamed ``threshold`` (``gamma`` means a kernel coefficient in
+           scikit-learn and an impurity level in LFS); removed in 0.2.0.
 
     Attributes
     ----------
@@ -181,21 +188,26 @@ class GPLocalFeatureSelection(
         Algorithm 2's subspace of each training sample.
     n_iter_ : int
         Iterations of Algorithm 1.
-    gamma_ : float
-        The ``gamma`` queries use: the inner validation's choice with
-        ``gamma="auto"``, else ``gamma`` (``set_params(gamma=...)`` after fit
-        acts on queries without refitting).
+    threshold_ : float
+        The ``threshold`` queries use: the inner validation's choice with
+        ``threshold="auto"``, else ``threshold`` (``set_params(threshold=...)``
+        after fit acts on queries without refitting).
     validation_scores_ : dict
-        The inner validation: ``"gamma"`` (the values tried), ``"subspaces"``
+        The inner validation: ``"threshold"`` (the values tried), ``"subspaces"``
         (K-NN accuracy in each one's subspaces), ``"mean_size"`` (mean subspace
         size), ``"all_features"`` (K-NN accuracy on all features),
         ``"n_queries"`` and ``"n_folds"``.
     all_features_ : bool
-        Whether queries use all features (``gamma="auto"``,
+        Whether queries use all features (``threshold="auto"``,
         ``fallback=True`` and all features won the validation).
     n_neighbors_ : int
         The K queries use with ``n_neighbors="auto"`` (the validation's
         choice; with an int, that int capped below the training size).
+    X_fit_ : ndarray of shape (n_samples_fit, n_features_in_)
+        Standardised training data (canonical column order), kept for the
+        K-NN of prediction.
+    y_fit_ : ndarray of shape (n_samples_fit,)
+        Training labels as indices into ``classes_``.
     %(fitted_input_attributes)s
 
     See Also
@@ -228,12 +240,12 @@ class GPLocalFeatureSelection(
     the feature GPs (fitted kernel, the observations outside the fold) and the
     power floor are rebuilt on the other folds, so no query's own label
     reaches its subspace, and K-NN runs among the other folds, in each
-    candidate's subspaces and on all features. ``gamma="auto"`` keeps the most
-    accurate candidate (ties: the larger ``gamma``). When the subspaces lose
+    candidate's subspaces and on all features. ``threshold="auto"`` keeps the most
+    accurate candidate (ties: the larger ``threshold``). When the subspaces lose
     to all features a ``UserWarning`` says so, with both scores in
     ``validation_scores_``, and queries use all features (``fallback``).
     With ``n_neighbors="auto"`` each candidate is scored with K = 1, 3, 5 and
-    8 on the same distances. The subspaces are nested in ``gamma``, so one
+    8 on the same distances. The subspaces are nested in ``threshold``, so one
     path of Algorithm 2 per query serves every candidate.
 
     **Our choices where the paper is silent or, we believe, wrong.**
@@ -254,14 +266,14 @@ class GPLocalFeatureSelection(
     **Defaults** (the tables are in docs/gp.md). ``threshold_over="all"``
     (issue #28): Algorithm 2 as printed keeps the features already added in
     the threshold's statistics, so subspaces stay small (8% of 400 noise
-    features at ``gamma=1.5`` without the floor, against most of them over
+    features at ``threshold=1.5`` without the floor, against most of them over
     the remaining features); it did at least as well off the papers' data.
-    ``gamma="auto"`` and the power floor (issue #18): no single ``gamma``
+    ``threshold="auto"`` and the power floor (issue #18): no single ``threshold``
     suits every data set, and the floor drops features no better than under
     permuted labels. ``fallback=True`` and ``n_neighbors="auto"`` (issue
     #28): with the paper's K = 8 and only a warning, the defaults lost to a
     5-NN on all features by up to 20 points on small tables whose features
-    all matter. The paper's reading is ``n_neighbors=8, gamma=1.5,
+    all matter. The paper's reading is ``n_neighbors=8, threshold=1.5,
     null_quantile=None, fallback=False``. ``prior_mean="zero"``: with the
     per-feature mean instead, Breast Cancer 0.965 and Algorithm 3's data 0.712
     (gamma 1.5 and 3; 0.970 and 0.756 with zero). ``score_scaling="unit"``: with
@@ -319,7 +331,10 @@ class GPLocalFeatureSelection(
 
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "gamma": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
+        "threshold": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
+        "gamma": deprecated_option(
+            [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})]
+        ),
         "threshold_over": [StrOptions(set(THRESHOLD_OVER))],
         "reference_mean": [Interval(Real, None, None, closed="neither")],
         "reference_std": [Interval(Real, 0, None, closed="neither")],
@@ -344,11 +359,13 @@ class GPLocalFeatureSelection(
     _min_class_size = 2
     _class_size_reason = "the same-class term of eq. (3)"
 
+    gamma_ = renamed_attribute("gamma_", "threshold_")
+
     def __init__(
         self,
         n_neighbors="auto",
         *,
-        gamma="auto",
+        threshold="auto",
         threshold_over="all",
         reference_mean=0.0,
         reference_std=0.1,
@@ -368,9 +385,10 @@ class GPLocalFeatureSelection(
         random_state=None,
         n_jobs=None,
         verbose=0,
+        gamma="deprecated",
     ):
         self.n_neighbors = n_neighbors
-        self.gamma = gamma
+        self.threshold = threshold
         self.threshold_over = threshold_over
         self.reference_mean = reference_mean
         self.reference_std = reference_std
@@ -390,6 +408,7 @@ class GPLocalFeatureSelection(
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.gamma = gamma
 
     # ------------------------------------------------------------------ fit
     def _log(self, level: int, msg: str, *args) -> None:
@@ -448,9 +467,9 @@ class GPLocalFeatureSelection(
         scale[~(scale > 1e-12 * np.maximum(np.abs(center), 1.0))] = 1.0
         self._center, self._scale = center, scale
         Xs = (X - center) / scale
-        self._X_fit, self._y_fit = Xs, y_idx.astype(np.intp)
+        self.X_fit_, self.y_fit_ = Xs, y_idx.astype(np.intp)
         self._X_fit_sq = Xs * Xs
-        self._onehot = np.eye(len(self.classes_))[self._y_fit]
+        self._onehot = np.eye(len(self.classes_))[self.y_fit_]
         stds = Xs.std(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             corr = np.corrcoef(Xs, rowvar=False) if n_features > 1 else np.ones((1, 1))
@@ -460,10 +479,9 @@ class GPLocalFeatureSelection(
         corr[stds <= 1e-12, :] = 0.0
         self._abs_corr = np.abs(corr)
 
-        stages = progress_task(
-            4, "GP local selection fit", unit="stages", verbose=self.verbose, logger=logger
-        )
-        with stages as task:
+        with verbose_log(logger, self.verbose).task(
+            4, "GP local selection fit", unit="stages"
+        ) as task:
             self._fit_stages(Xs, discrete, rng, task)
         return self
 
@@ -472,7 +490,7 @@ class GPLocalFeatureSelection(
         n_samples, n_features = Xs.shape
         self._discrete = discrete
         self._log(1, "scoring %d samples x %d features (eq. 3)", n_samples, n_features)
-        y = self._y_fit
+        y = self.y_fit_
         # The real labels and the label permutations of the power floor share one
         # kernel matrix per feature (raw_scores_multi).
         n_perm = self._n_permutations(n_features)
@@ -570,12 +588,9 @@ class GPLocalFeatureSelection(
     def _blocks(self, func, Xs: np.ndarray, blocks: list[slice], description: str) -> list:
         """``func(self, Xs[rows])`` for every block of queries, in parallel, with progress."""
         out = []
-        with progress_task(
-            Xs.shape[0], description, unit="queries", verbose=self.verbose, logger=logger
-        ) as task:
-            results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-                delayed(func)(self, Xs[rows]) for rows in blocks
-            )
+        log = verbose_log(logger, self.verbose)
+        with log.task(Xs.shape[0], description, unit="queries") as task:
+            results = map_tasks(func, ((self, Xs[r]) for r in blocks), self.n_jobs, generator=True)
             for rows, res in zip(blocks, results):
                 out.append(res)
                 task.advance(rows.stop - rows.start)
@@ -589,14 +604,14 @@ class GPLocalFeatureSelection(
     def _standardise(self, X) -> np.ndarray:
         """Validated queries in the canonical column order, standardised.
 
-        Also re-checks the parameters that act on queries only (``gamma``,
+        Also re-checks the parameters that act on queries only (``threshold``,
         ``reference_mean``, ``reference_std``, ``n_neighbors``), which
         ``set_params`` may have changed since ``fit``.
         """
         self._validate_params()
-        if self.n_neighbors != "auto" and self.n_neighbors > self._X_fit.shape[0]:
+        if self.n_neighbors != "auto" and self.n_neighbors > self.X_fit_.shape[0]:
             raise ValueError(
-                f"n_neighbors={self.n_neighbors} is larger than the {self._X_fit.shape[0]} "
+                f"n_neighbors={self.n_neighbors} is larger than the {self.X_fit_.shape[0]} "
                 "training samples; pass n_neighbors <= n_samples."
             )
         return (X[:, self._cols] - self._center) / self._scale
@@ -635,7 +650,7 @@ class GPLocalFeatureSelection(
         """
         check_is_fitted(self)
         Xs = self._standardise(self._validate_for_local(X))
-        n_train = self._X_fit.shape[0]
+        n_train = self.X_fit_.shape[0]
         blocks = row_chunks(Xs.shape[0], 8 * (4 * n_train + 8 * Xs.shape[1]))
         parts = self._blocks(_block_proba, Xs, blocks, "GP local K-NN")
         if not parts:
@@ -661,11 +676,12 @@ class GPLocalFeatureSelection(
 
 
 def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
-    if est.all_features_ and isinstance(est.gamma, str):
-        # The safety net acts for gamma="auto" only (set_params(gamma=2.0) after
-        # fit asks for that gamma's subspaces).
+    threshold = renamed_parameter(est, "gamma", "threshold", warn=False)
+    if est.all_features_ and isinstance(threshold, str):
+        # The safety net acts for threshold="auto" only (set_params(threshold=2.0) after
+        # fit asks for that threshold's subspaces).
         return np.ones(Xs.shape, dtype=bool)
-    gamma = est.gamma_ if isinstance(est.gamma, str) else float(est.gamma)
+    gamma = est.threshold_ if isinstance(threshold, str) else float(threshold)
     floor = est._floor(est._gp_null, Xs)
     return select_subspaces(est._power(Xs), est._abs_corr, gamma, floor, est.threshold_over)
 
@@ -673,6 +689,6 @@ def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray
 def _block_proba(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
     """K-NN votes of a block of queries, each in its own subspace."""
     mask = _block_subspaces(est, Xs).astype(np.float64)
-    sq = masked_sq_dists(Xs, mask, est._X_fit, est._X_fit_sq)
+    sq = masked_sq_dists(Xs, mask, est.X_fit_, est._X_fit_sq)
     k = est.n_neighbors_ if est.n_neighbors == "auto" else est.n_neighbors
     return knn_votes(sq, est._onehot, k) / k

@@ -7,7 +7,7 @@ both readable next to the paper.
 * :func:`algorithm1` -- observation selection alternating with hyperparameter
   fitting (sec. 4.2, Algorithm 1), from :func:`initial_hyperparameters`;
 * :func:`validate_subspaces` -- the inner cross-validation behind
-  ``gamma="auto"`` and the safety net (not in the paper).
+  ``threshold="auto"`` and the safety net (not in the paper).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 from localselect._pairwise import row_chunks
+from localselect._renames import renamed_parameter
 from localselect.gp._multigp import fit_hyperparameters, fit_posterior, greedy_max_variance
 from localselect.gp._scores import gaussian_kl, raw_scores_multi, scale_scores
 from localselect.gp._subspace import subspace_path
@@ -41,7 +42,7 @@ _PATIENCE = 20
 #: hyperparameters are fitted when ``init_hyperparameters`` is None.
 _INIT_SUBSET = 200
 
-#: Values of gamma that ``gamma="auto"`` chooses from (besides all features).
+#: Values of the threshold that ``threshold="auto"`` chooses from (besides all features).
 #: They span the subspace sizes that win on the UCI sets of docs/gp.md.
 GAMMA_GRID = (-np.inf, 0.5, 0.625, 0.75, 0.875, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
 
@@ -199,21 +200,22 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
     fall in the held-out fold move to their nearest point of the other
     folds, see :func:`_fold_observations`) and the power floor are rebuilt
     on the other folds only, so no query's label reaches its own subspace;
-    its K-NN runs among the other folds. With ``gamma="auto"`` the best of
+    its K-NN runs among the other folds. With ``threshold="auto"`` the best of
     :data:`GAMMA_GRID` and of all features is kept (all features only when strictly better; ties in
-    the grid go to the larger ``gamma``); with ``n_neighbors="auto"`` every
+    the grid go to the larger ``threshold``); with ``n_neighbors="auto"`` every
     K of :data:`N_NEIGHBORS_GRID` is scored on the same distances, for the
     subspaces and for all features, and the best kept (ties: the larger
-    ``gamma``, then the larger K). A warning says when the subspaces do worse
+    ``threshold``, then the larger K). A warning says when the subspaces do worse
     than all features.
     """
     n = Xs.shape[0]
-    y = est._y_fit
+    y = est.y_fit_
     n_splits = len(folds)
     chosen = np.zeros(n, dtype=bool)
     chosen[rng.choice(n, min(n, _MAX_VALIDATION), replace=False)] = True
-    auto = isinstance(est.gamma, str)
-    gammas = np.array(GAMMA_GRID if auto else (float(est.gamma),))
+    threshold = renamed_parameter(est, "gamma", "threshold")
+    auto = isinstance(threshold, str)
+    gammas = np.array(GAMMA_GRID if auto else (float(threshold),))
     grid = N_NEIGHBORS_GRID if est.n_neighbors == "auto" else (est.n_neighbors,)
     ks = np.array(sorted({min(int(k), n - 1) for k in grid}), dtype=np.intp)
     hyper = est._gp.hyper
@@ -270,7 +272,7 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
     ka = max(range(ks.size), key=lambda i: (acc_all_k[i], ks[i]))
     acc, acc_all = acc_k[kb], float(acc_all_k[ka])
     est.validation_scores_ = {
-        "gamma": gammas.copy(),
+        "threshold": gammas.copy(),
         "subspaces": acc,
         "mean_size": size_sum / n_queries,
         "all_features": acc_all,
@@ -280,7 +282,7 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
         "n_queries": int(n_queries),
         "n_folds": n_splits,
     }
-    est.gamma_ = float(gammas[best])
+    est.threshold_ = float(gammas[best])
     est.all_features_ = bool(auto and est.fallback and acc_all > acc[best])
     est.n_neighbors_ = int(ks[ka] if est.all_features_ else ks[kb])
     if acc_all > acc[best]:
@@ -289,10 +291,10 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
         elif auto:
             action = "pass fallback=True to let queries use all features then"
         else:
-            action = "pass gamma='auto', fallback=True to let queries use all features then"
+            action = "pass threshold='auto', fallback=True to let queries use all features then"
         warnings.warn(
             f"{type(est).__name__}: the local subspaces scored {acc[best]:.3f} "
-            f"(gamma={gammas[best]:g}) in the model's own {n_splits}-fold validation, "
+            f"(threshold={gammas[best]:g}) in the model's own {n_splits}-fold validation, "
             f"below K-NN on all features ({acc_all:.3f}); {action}. Both scores are "
             "in validation_scores_.",
             UserWarning,
@@ -300,9 +302,9 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
         )
     est._log(
         1,
-        "validation on %d samples: subspaces %s, all features %.3f; gamma_ = %g",
+        "validation on %d samples: subspaces %s, all features %.3f; threshold_ = %g",
         n_queries,
         np.array2string(acc, precision=3),
         acc_all,
-        est.gamma_,
+        est.threshold_,
     )

@@ -25,6 +25,10 @@ FAST_PARAMS: dict[str, dict[str, dict[str, Any]]] = {
         "check": {"n_estimators": 3, "max_iter": 2},
         "demo": {"n_estimators": 5},
     },
+    "ConditionalSaliencySelection": {
+        "check": {"n_quantiles": 2, "n_neighbors": 3, "n_reference": 50, "random_state": 0},
+        "demo": {"random_state": 0},
+    },
     "FisherScore": {"check": {"n_features_to_select": 2}, "demo": {"n_features_to_select": 5}},
     "GPLocalFeatureSelection": {
         "check": {"n_neighbors": 3, "max_iter": 5, "random_state": 0},
@@ -41,8 +45,8 @@ FAST_PARAMS: dict[str, dict[str, dict[str, Any]]] = {
         },
     },
     "LocalFeatureSelection": {
-        "check": {"alpha": 3, "n_beta": 4, "tau": 1},
-        "demo": {"alpha": 5, "n_beta": 10},
+        "check": {"max_features": 3, "n_beta": 4, "max_iter": 1},
+        "demo": {"max_features": 5, "n_beta": 10},
     },
     "Relief": {"check": {"n_features_to_select": 2}, "demo": {"n_features_to_select": 5}},
     "ReliefF": {

@@ -1,0 +1,142 @@
+"""ConditionalSaliencySelection and its kernels against slow references (issue #31)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from localselect.datasets import make_instancewise_synthetic
+from localselect.saliency import ConditionalSaliencySelection
+from localselect.saliency._knockoffs import (
+    gaussian_knockoffs,
+    knockoff_threshold,
+    second_order_statistic,
+)
+from localselect.saliency._saliency import quantile_grid, saliency
+
+
+def _saliency_slow(predict_proba, X, grid):
+    n, d = X.shape
+    S = np.zeros((n, d))
+    for i in range(n):
+        p = predict_proba(X[i : i + 1])[0]
+        for j in range(d):
+            total = 0.0
+            for r in range(grid.shape[0]):
+                x = X[i].copy()
+                x[j] = grid[r, j]
+                total += 0.5 * np.abs(predict_proba(x[None])[0] - p).sum()
+            S[i, j] = total / grid.shape[0]
+    return S
+
+
+def test_saliency_matches_the_loop():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4))
+    y = np.array(["a", "b", "c", "a"] * 10)
+    model = LogisticRegression().fit(X, y)
+    grid = quantile_grid(X, 3)
+    np.testing.assert_allclose(
+        saliency(model.predict_proba, X, grid), _saliency_slow(model.predict_proba, X, grid),
+        rtol=1e-12, atol=1e-15,
+    )  # fmt: skip
+    np.testing.assert_allclose(grid[1], np.median(X, axis=0))
+
+
+def _threshold_slow(W, q, offset):
+    for t in sorted({abs(w) for w in W if w != 0}):
+        neg = sum(1 for w in W if w <= -t)
+        pos = sum(1 for w in W if w >= t)
+        if (offset + neg) / max(1, pos) <= q:
+            return t
+    return np.inf
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_knockoff_threshold_matches_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    W = np.round(rng.normal(0.3, 1.0, size=rng.integers(1, 25)), 1)
+    for q, offset in ((0.1, 0), (0.2, 0), (0.3, 1)):
+        assert knockoff_threshold(W, q, offset=offset) == _threshold_slow(W, q, offset)
+
+
+def test_second_order_statistic_matches_the_loop():
+    rng = np.random.default_rng(1)
+    n, d = 60, 3
+    X, K = rng.standard_normal((n, d)), rng.standard_normal((n, d))
+    Y = np.eye(3)[rng.integers(0, 3, n)]
+    Z = np.hstack([X, K])
+    Z = (Z - Z.mean(0)) / Z.std(0)
+    Yc = Y - Y.mean(0)
+    T = np.zeros(2 * d)
+    for j in range(2 * d):
+        best = 0.0
+        for c in range(3):
+            best = max(best, abs(np.mean(Yc[:, c] * Z[:, j])))
+            for k in range(2 * d):
+                if k != (j + d) % (2 * d):
+                    best = max(best, abs(np.mean(Yc[:, c] * Z[:, j] * Z[:, k])))
+        T[j] = best
+    np.testing.assert_allclose(second_order_statistic(X, K, Y), T[:d] - T[d:], rtol=1e-12)
+
+
+def test_knockoffs_have_the_knockoff_covariance():
+    rng = np.random.RandomState(0)
+    cov = np.array([[1.0, 0.5, 0.2], [0.5, 2.0, 0.3], [0.2, 0.3, 1.5]])
+    X = rng.multivariate_normal(np.zeros(3), cov, size=200_000)
+    K = gaussian_knockoffs(X, cov, rng)
+    joint = np.cov(np.hstack([X, K]).T)
+    sd = np.sqrt(np.diag(cov))
+    corr = cov / np.outer(sd, sd)
+    s = min(1.0, 2 * np.linalg.eigvalsh(corr)[0]) * 0.999
+    D = np.diag(s * sd**2)
+    np.testing.assert_allclose(joint[3:, 3:], cov, atol=0.03)
+    np.testing.assert_allclose(joint[:3, 3:], cov - D, atol=0.03)
+
+
+@pytest.fixture(scope="module")
+def syn6():
+    X, y, _ = make_instancewise_synthetic(2000, "syn6", random_state=1)
+    Xt, _, Rt = make_instancewise_synthetic(300, "syn6", random_state=2)
+    return ConditionalSaliencySelection(random_state=0).fit(X, y), Xt, Rt
+
+
+def test_syn6_per_row_subsets_beat_chance(syn6):
+    est, Xt, Rt = syn6
+    S = est.get_local_support(Xt)
+    tpr = ((S & Rt).sum(1) / Rt.sum(1)).mean()
+    fdr = ((S & ~Rt).sum(1) / np.maximum(S.sum(1), 1)).mean()
+    # Chance at the same subset size (about 6 of 11) gives TPR ~ 0.55 and FDR ~ 55 %.
+    assert tpr > 0.6 and fdr < 0.4
+    assert set(est.screened_) >= {2, 3, 4, 5, 6, 7, 8, 9, 10}
+
+
+def test_a_row_gets_the_same_answer_alone_or_in_a_batch(syn6):
+    est, Xt, _ = syn6
+    batch = est.local_relevance(Xt[:20])
+    alone = np.vstack([est.local_relevance(Xt[i : i + 1]) for i in range(20)])
+    np.testing.assert_allclose(alone, batch, rtol=1e-12, atol=1e-15)
+    R = est.local_relevance(Xt)
+    assert R.min() >= 0 and R.max() <= 1
+    np.testing.assert_array_equal(est.get_local_support(Xt), (R >= 0.25) & (R > 0))
+
+
+def test_random_state_fixes_the_answer():
+    X, y, _ = make_instancewise_synthetic(300, "syn1", random_state=0)
+    a = ConditionalSaliencySelection(random_state=3).fit(X, y).local_relevance(X[:50])
+    b = ConditionalSaliencySelection(random_state=3).fit(X, y).local_relevance(X[:50])
+    np.testing.assert_array_equal(a, b)
+
+
+def test_without_screen_every_column_is_modelled():
+    X, y, _ = make_instancewise_synthetic(300, "syn1", random_state=0)
+    est = ConditionalSaliencySelection(screen=False, n_neighbors=0, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(est.screened_, np.arange(11))
+    assert not hasattr(est, "screen_statistics_")
+
+
+def test_bad_parameter_is_refused():
+    X, y, _ = make_instancewise_synthetic(50, "syn1", random_state=0)
+    with pytest.raises(ValueError, match="relative_threshold"):
+        ConditionalSaliencySelection(relative_threshold=0).fit(X, y)
