@@ -110,7 +110,7 @@ def test_select_with_report_writes_every_file(table, tmp_path, capsys):
     assert expected <= {p.name for p in out.iterdir()}
 
     selected = pd.read_csv(out / "selected_features.csv", index_col="row")
-    features = ["age", "marker", "noise", "site_north", "site_south"]
+    features = ["age", "marker", "noise", "site"]  # the input's columns, not site_north/south
     assert list(selected.columns) == [*features, "n_selected", "selected"]
     assert len(selected) == len(frame) - 1 and 5 not in selected.index
     assert (selected[features].sum(axis=1) == selected["n_selected"]).all()
