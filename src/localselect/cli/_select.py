@@ -601,12 +601,13 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     console.print(
         cut(
             f"{scope} selection: {mean_size:.1f} features per row, {n_selected} of "
-            f"{len(columns)} in some row's subset"
-            + "".join(f"; {k} = {v}" for k, v in chosen.items()),
+            f"{len(columns)} in some row's subset",
             console.width,
         ),
         highlight=False,
     )
+    for key, value in chosen.items():
+        console.print(f"{cls.__name__} chose {key} = {value}", highlight=False)
     console.print(f"wrote {', '.join(written)} to {out}", highlight=False, soft_wrap=True)
     return 0
 
