@@ -1,4 +1,4 @@
-"""``max_features="auto"``: the largest subset size whose search fits the time guard (issue #30)."""
+"""``max_features="auto"``: the largest subset size whose search fits the guard (issue #30)."""
 
 from math import comb
 
@@ -94,7 +94,7 @@ def test_auto_profile_size_is_the_largest_bound_that_fits():
 
 def test_auto_refuses_at_once_when_single_features_do_not_fit():
     X, y = _discrete(50, 8, seed=3)
-    with pytest.raises(ValueError, match="max_features='auto'.*single features.*max_seconds"):
+    with pytest.raises(ValueError, match=r"max_features='auto'.*single features.*max_seconds"):
         LiftFeatureSelector(max_seconds=1e-9).fit(X, y)
 
 

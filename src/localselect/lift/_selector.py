@@ -204,8 +204,8 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     **Time guard**: the number of subsets is known before the search (a
     sum of binomial coefficients), and their cost grows with the rows, the
     subset size and the number of observed profiles, which depend on the
-    discretizer. So ``fit`` times two subsets of each size drawn with a fixed
-    seed (a pilot of at most about 0.5 s), extrapolates to every subset
+    discretizer. So ``fit`` times a batch of subsets of each size drawn with a
+    fixed seed (a pilot of at most about 0.5 s), extrapolates to every subset
     (divided by ``n_jobs``) and refuses with a ``ValueError`` past
     ``max_seconds``, naming ``max_features``, ``min_support`` and the
     discretizer. The estimate depends on the machine's speed and load, so a
