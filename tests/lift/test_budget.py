@@ -51,10 +51,11 @@ def test_auto_size_is_the_largest_whose_estimate_fits(monkeypatch):
         run, m, budget=budget, limit=MAX_SUBSETS, n_jobs=None, pilot_seconds=1e9
     )
     pilot = sum(range(1, m + 1))  # one subset of each size, k seconds each
+    left = _budget.AUTO_SHARE * (budget - pilot)
     cost = [sum(comb(m, j) * j for j in range(1, k + 1)) for k in range(1, m + 1)]
-    expected = max(k for k in range(1, m + 1) if cost[k - 1] <= budget - pilot)
+    expected = max(k for k in range(1, m + 1) if cost[k - 1] <= left)
     assert size == expected and estimate == pytest.approx(cost[size - 1])
-    assert cost[size] > budget - pilot  # the next size would not fit
+    assert cost[size] > left  # the next size would not fit
 
 
 def test_pilot_times_batches_of_cheap_subsets():

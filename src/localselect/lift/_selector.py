@@ -89,8 +89,8 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         or profiles (Algorithm 3).
     max_features : int, "auto" or None, default="auto"
         Largest subset (profile length) searched. ``"auto"``: the largest
-        size whose search fits ``max_seconds`` (what is left of it after
-        discretizing and the pilot) and at most 2,000,000 subsets, chosen on
+        size whose search fits ``max_seconds`` (three quarters of what is left
+        of it after discretizing and the pilot) and at most 2,000,000 subsets, chosen on
         a timed pilot (see Notes; the size is in ``max_features_``); a fit
         refuses only when single features do not fit. ``None`` allows all
         features. An explicit size (or ``None``) whose search does not fit
@@ -219,8 +219,9 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     ``max_features="auto"`` uses the same budget: the pilot times subsets of
     each size up to the largest whose count is at most 2,000,000, the
     estimate of every size is extrapolated as above, and the largest size
-    estimated within ``max_seconds`` (less the time the fit has already
-    spent) is searched, without a second pilot. The pruned profile search
+    estimated within three quarters of what is left of ``max_seconds`` (the
+    estimate varies with the load, and the largest size that passes lands
+    next to the limit) is searched, without a second pilot. The pruned profile search
     takes the largest size whose bound fits. The chosen size depends on the
     machine's speed and load (a result of a given size never does): pass
     an integer ``max_features`` for a size that does not vary.
