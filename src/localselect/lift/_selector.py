@@ -89,10 +89,11 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
         or profiles (Algorithm 3).
     max_features : int, "auto" or None, default="auto"
         Largest subset (profile length) searched. ``"auto"``: the largest
-        size whose search fits ``max_seconds`` (three quarters of what is left
-        of it after discretizing and the pilot) and at most 2,000,000 subsets, chosen on
-        a timed pilot (see Notes; the size is in ``max_features_``); a fit
-        refuses only when single features do not fit. ``None`` allows all
+        size whose search fits ``max_seconds`` (three quarters of what is
+        left of it after discretizing and the pilot) and at most 2,000,000
+        subsets, chosen on a timed pilot (see Notes; the size is in
+        ``max_features_``); a fit refuses only when single features do not
+        fit. ``None`` allows all
         features. An explicit size (or ``None``) whose search does not fit
         is refused. Capped at the number of features.
     min_support : float, default=0.0
@@ -221,8 +222,8 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
     estimate of every size is extrapolated as above, and the largest size
     estimated within three quarters of what is left of ``max_seconds`` (the
     estimate varies with the load, and the largest size that passes lands
-    next to the limit) is searched, without a second pilot. The pruned profile search
-    takes the largest size whose bound fits. The chosen size depends on the
+    next to the limit) is searched, without a second pilot. The pruned
+    profile search takes the largest size whose bound fits. The chosen size depends on the
     machine's speed and load (a result of a given size never does): pass
     an integer ``max_features`` for a size that does not vary.
     **Ties** are broken by larger support, then fewer features, then the
