@@ -25,7 +25,6 @@ __all__ = [
     "auto_profile_size",
     "largest_affordable_size",
     "largest_countable_size",
-    "pilot_run",
     "pilot_seconds_per_size",
     "search_seconds",
 ]
@@ -126,29 +125,6 @@ def largest_affordable_size(estimates: Sequence[float], budget: float | None) ->
     return int(fits[-1]) + 1 if len(fits) else 0
 
 
-def pilot_run(
-    resolution: str,
-    columns: Callable,
-    y: np.ndarray,
-    n_classes: int,
-    *,
-    min_support: float,
-    top_k: int,
-    targets: Sequence[int],
-) -> RunFn:
-    """The work of one exhaustive search (``"features"``, ``"windows"`` or joint
-    ``"profiles"``) on a list of subsets, for the pilot."""
-    from localselect.lift import _search
-
-    if resolution == "features":
-        return lambda subsets: _search._features_chunk(subsets, columns, y, n_classes)
-    chunk = _search._windows_chunk if resolution == "windows" else _search._joint_profiles_chunk
-    order = (
-        (min_support, top_k, targets) if resolution == "windows" else (min_support, targets, top_k)
-    )
-    return lambda subsets: chunk(subsets, columns, y, n_classes, *order)
-
-
 def auto_max_size(
     run: RunFn,
     n_features: int,
@@ -179,22 +155,16 @@ def auto_max_size(
 
 
 def auto_profile_size(
-    codes: np.ndarray, y: np.ndarray, min_support: float, budget: float | None
+    bound: Callable[[int], float], n_features: int, budget: float | None
 ) -> tuple[int, float]:
     """``max_features="auto"`` for the pruned profile search: ``(size, bound in seconds)``.
 
-    The largest profile length whose :func:`~localselect.lift._search.profile_search_seconds`
-    bound fits ``budget`` (the bound the guard of an explicit size uses; an
-    upper bound, so no share is held back).
+    The largest profile length whose ``bound(k)`` (the
+    :func:`~localselect.lift._search.profile_search_seconds` bound the guard of an
+    explicit size uses) fits ``budget``; an upper bound, so no share is held back.
     """
-    from localselect.lift._search import profile_search_seconds
-
-    m = codes.shape[1]
     if budget is None:
-        return m, float("nan")
-    cards = [int(codes[:, j].max(initial=-1)) + 1 for j in range(m)]
-    n_all = int(((codes >= 0).all(axis=1) & (y >= 0)).sum())
-    threshold = min_support * n_all - 1e-9
-    estimates = [profile_search_seconds(cards, len(y), threshold, k) for k in range(1, m + 1)]
+        return n_features, float("nan")
+    estimates = [bound(k) for k in range(1, n_features + 1)]
     size = largest_affordable_size(estimates, budget)
     return size, estimates[max(size, 1) - 1]

@@ -17,14 +17,18 @@ from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
 from localselect._progress import progress_task
 from localselect.base import check_classification_data, mask_or_indices, verbose_log
-from localselect.lift._budget import auto_max_size, auto_profile_size, pilot_run
+from localselect.lift._budget import auto_max_size, auto_profile_size
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
     MAX_SUBSETS,
     PILOT_SECONDS,
     SearchTooLong,
+    _features_chunk,
+    _joint_profiles_chunk,
     _subsets_total,
+    _windows_chunk,
     count_subsets,
+    profile_search_seconds,
     search_features,
     search_profiles,
     search_profiles_per_subset,
@@ -517,17 +521,28 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
             None if self.max_seconds is None else self.max_seconds - (time.perf_counter() - start)
         )
         if self.resolution == "profiles" and enc is not None:
-            size, estimate = auto_profile_size(enc.codes, y_codes, self.min_support, left)
+            codes = enc.codes
+            cards = [int(codes[:, j].max(initial=-1)) + 1 for j in range(codes.shape[1])]
+            n_all = int(((codes >= 0).all(axis=1) & (y_codes >= 0)).sum())
+            threshold = self.min_support * n_all - 1e-9
+
+            def bound(k):
+                return profile_search_seconds(cards, len(y_codes), threshold, k)
+
+            size, estimate = auto_profile_size(bound, shape[1], left)
         else:
-            run = pilot_run(
-                self.resolution,
-                columns,
-                y_codes,
-                n_classes,
-                min_support=self.min_support,
-                top_k=self.top_k,
-                targets=targets,
-            )
+            args = (columns, y_codes, n_classes)
+            if self.resolution == "windows":
+                chunk, args = _windows_chunk, (*args, self.min_support, self.top_k, targets)
+            elif self.resolution == "profiles":
+                chunk = _joint_profiles_chunk
+                args = (*args, self.min_support, targets, self.top_k)
+            else:
+                chunk = _features_chunk
+
+            def run(subsets):
+                return chunk(subsets, *args)
+
             size, estimate = auto_max_size(
                 run,
                 shape[1],
