@@ -78,7 +78,7 @@ def test_cluster_has_two_process_workers(dask_client):
 def test_lfs_identical_on_dask(dask_client):
     X, y, _ = make_lfs_synthetic(n_samples=60, n_irrelevant=8, random_state=0)
     X_test, _, _ = make_lfs_synthetic(n_samples=40, n_irrelevant=8, random_state=1)
-    params = dict(alpha=3, n_beta=6, tau=2, random_state=0)
+    params = dict(max_features=3, n_beta=6, max_iter=2, random_state=0)
 
     serial = LocalFeatureSelection(**params, n_jobs=1).fit(X, y)
     dask_fit = on_dask(lambda: LocalFeatureSelection(**params, n_jobs=2).fit(X, y))
@@ -91,7 +91,7 @@ def test_lfs_identical_on_dask(dask_client):
 
 def test_lfs_random_rounding_identical_on_dask(dask_client):
     X, y, _ = make_lfs_synthetic(n_samples=40, n_irrelevant=5, random_state=2)
-    params = dict(alpha=2, n_beta=4, rounding="random", n_rounding=50, random_state=3)
+    params = dict(max_features=2, n_beta=4, rounding="random", n_rounding=50, random_state=3)
     serial = LocalFeatureSelection(**params, n_jobs=1).fit(X, y)
     dask_fit = on_dask(lambda: LocalFeatureSelection(**params, n_jobs=2).fit(X, y))
     np.testing.assert_array_equal(serial.local_support_, dask_fit.local_support_)

@@ -157,7 +157,7 @@ def on_dask(func, backend="dask"):
 
 def test_lfs_fit_survives_killed_worker(dask_client, tmp_path):
     X, y, _ = make_lfs_synthetic(n_samples=60, n_irrelevant=8, random_state=0)
-    params = dict(alpha=3, n_beta=6, tau=2, random_state=0)
+    params = dict(max_features=3, n_beta=6, max_iter=2, random_state=0)
     serial = LocalFeatureSelection(**params, n_jobs=1).fit(X, y)
     with killing(dask_client, ANY_UNIT, tmp_path):
         survived = on_dask(lambda: LocalFeatureSelection(**params, n_jobs=-1).fit(X, y))
@@ -169,7 +169,7 @@ def test_lfs_fit_survives_killed_worker(dask_client, tmp_path):
 def test_lfs_fit_survives_nanny_restart_for_memory(dask_client, tmp_path):
     """A worker past its ``memory_limit`` (1 GiB) is restarted by its nanny mid-fit."""
     X, y, _ = make_lfs_synthetic(n_samples=60, n_irrelevant=8, random_state=1)
-    params = dict(alpha=3, n_beta=6, tau=2, random_state=1)
+    params = dict(max_features=3, n_beta=6, max_iter=2, random_state=1)
     serial = LocalFeatureSelection(**params, n_jobs=1).fit(X, y)
     with killing(dask_client, ANY_UNIT, tmp_path, action="hog", hog_bytes=3 * 2**29):
         survived = on_dask(lambda: LocalFeatureSelection(**params, n_jobs=-1).fit(X, y))
@@ -208,7 +208,7 @@ def test_boosted_immigrate_fit_survives_killed_worker(dask_client, tmp_path):
 def test_cross_val_score_survives_killed_worker(dask_client, tmp_path):
     X, y, _ = make_lfs_synthetic(n_samples=60, n_irrelevant=8, random_state=2)
     cv = StratifiedKFold(n_splits=4, shuffle=True, random_state=0)
-    model = LocalFeatureSelection(alpha=3, n_beta=6, tau=1, random_state=0)
+    model = LocalFeatureSelection(max_features=3, n_beta=6, max_iter=1, random_state=0)
     serial = cross_val_score(model, X, y, cv=cv, n_jobs=1)
     with killing(dask_client, "batch_of__fit_and_score", tmp_path):
         survived = on_dask(
@@ -295,7 +295,7 @@ def test_killed_scheduler_fails_clearly(separate_scheduler, tmp_path):
         KillOnStart(ANY_UNIT, str(marker), "kill-pid", pid=scheduler_pid), name="kill"
     )
     box, _ = run_with_deadline(
-        lambda: on_dask(lambda: LocalFeatureSelection(alpha=3, n_jobs=-1).fit(X, y))
+        lambda: on_dask(lambda: LocalFeatureSelection(max_features=3, n_jobs=-1).fit(X, y))
     )
     assert marker.exists()
     assert isinstance(box.get("error"), ClusterLostError), box
@@ -318,7 +318,9 @@ def _cell(seed, gate=None):
         os.kill(gate["pid"], signal.SIGKILL)
         time.sleep(TIMEOUT)  # the result can no longer reach the client
     X, y, _ = make_lfs_synthetic(n_samples=30, n_irrelevant=4, random_state=seed)
-    model = LocalFeatureSelection(alpha=2, n_beta=4, tau=1, random_state=seed).fit(X, y)
+    model = LocalFeatureSelection(max_features=2, n_beta=4, max_iter=1, random_state=seed).fit(
+        X, y
+    )
     return [float(model.local_support_.mean()), float(model.radii_.mean())]
 
 

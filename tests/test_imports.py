@@ -26,6 +26,7 @@ LAYERS = {
     "_docstrings": 0,
     "_dask": 0,
     "_parallel": 1,
+    "_renames": 1,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -42,7 +43,15 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_parallel", "_progress", "_typing"}
+SHARED_PRIVATE = {
+    "_compat",
+    "_docstrings",
+    "_pairwise",
+    "_parallel",
+    "_progress",
+    "_renames",
+    "_typing",
+}
 
 
 def _unit(module: str) -> str:

@@ -23,7 +23,9 @@ X_test, y_test, _ = make_lfs_synthetic(100, n_irrelevant=10, random_state=1)
 alphas = [1, 2, 4, 8]
 errors, sizes = [], []
 for alpha in alphas:
-    lfs = LocalFeatureSelection(alpha=alpha, tau=1, random_state=0).fit(X_train, y_train)
+    lfs = LocalFeatureSelection(max_features=alpha, max_iter=1, random_state=0).fit(
+        X_train, y_train
+    )
     errors.append(1 - lfs.score(X_test, y_test))
     sizes.append(lfs.local_support_.sum(axis=1).mean())
 print("test error:", np.round(errors, 3))

@@ -29,7 +29,7 @@ from localselect.plotting import (
 )
 
 X, y, relevant = make_lfs_synthetic(80, n_irrelevant=8, random_state=0)
-lfs = LocalFeatureSelection(alpha=2, tau=2, random_state=0).fit(X, y)
+lfs = LocalFeatureSelection(max_features=2, max_iter=2, random_state=0).fit(X, y)
 print("subsets:", lfs.local_support_.shape, "mean size:", lfs.local_support_.sum(1).mean())
 
 # %%

@@ -29,6 +29,24 @@ X : array-like of shape (n_samples, n_features)
     Query samples."""
 
 DOCS: dict[str, str] = {
+    "n_neighbors_deprecated": """\
+n_neighbors : int, "auto" or None, default="deprecated"
+    Old name of ``n_candidates``.
+
+    .. deprecated:: 0.1.0
+       Renamed ``n_candidates`` (one name, one meaning: ``n_neighbors`` is a
+       model's K elsewhere); ``n_neighbors`` is removed in 0.2.0.""",
+    "n_candidates_vector": """\
+n_candidates : int, "auto" or None, default="auto"
+    Neighbour truncation: each sample's softmax runs over its
+    ``n_candidates`` nearest hits and nearest misses (Euclidean, found
+    once), O(N k A) per iteration instead of O(N^2 A). ``None`` is the
+    exact all-pairs method. ``"auto"``: exact up to 1,000 samples while
+    ``N^2 A <= 2e8``, else ``k = 1e8 / (N A)`` clipped to [10, 100] (see
+    :class:`Immigrate` for the dropped-weight bound). Data with missing
+    values run exact; when ``"auto"`` would truncate and the exact fit needs
+    more than 2e11 multiply-adds (``max_iter * N^2 A``), ``fit`` refuses at
+    once and says what to change.""",
     "fitted_input_attributes": _FITTED_INPUT,
     "fitted_classes_attributes": "classes_ : ndarray of shape (n_classes,)\n"
     "    Class labels seen in ``fit``.\n" + _FITTED_INPUT,

@@ -270,6 +270,11 @@ class LocalSelectorMixin(TransformerMixin):
     ``get_support()[j]`` says "feature ``j`` matters for at least one training
     row"; ``get_local_support().mean(axis=0)`` (the selection frequency) says
     for how many. Both come from the same per-row rule as new rows.
+
+    A method whose global answer is its own best subset rather than that union
+    (LLDS: ``best_features_``) also subclasses scikit-learn's ``SelectorMixin``
+    and keeps its ``get_support``, ``transform`` and ``get_feature_names_out``;
+    the per-row methods are this mixin's all the same.
     """
 
     #: Rows may get different subsets.
@@ -470,6 +475,23 @@ class ScoreSelectorMixin(GlobalRelevanceMixin, SelectorMixin):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
+
+
+def is_selector(estimator) -> bool:
+    """Whether ``estimator`` selects features: a local selector or any scikit-learn selector.
+
+    Parameters
+    ----------
+    estimator : object
+        Anything: an estimator, an array, ...
+
+    Returns
+    -------
+    selector : bool
+        True for a :class:`LocalSelectorMixin` or a scikit-learn
+        ``SelectorMixin`` (every global selector here is one).
+    """
+    return isinstance(estimator, (LocalSelectorMixin, SelectorMixin))
 
 
 def relevance_scope(estimator) -> str:

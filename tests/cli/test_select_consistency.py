@@ -37,7 +37,7 @@ def _capture(monkeypatch, name):
 
 @pytest.mark.parametrize(
     ("method", "params"),
-    [("lfs", ["alpha=3", "n_beta=4", "tau=1"]), ("fisher", [])],
+    [("lfs", ["max_features=3", "n_beta=4", "max_iter=1"]), ("fisher", [])],
 )
 def test_files_summary_and_report_come_from_one_array(
     lfs_table, tmp_path, capsys, monkeypatch, method, params

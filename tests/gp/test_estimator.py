@@ -77,7 +77,7 @@ def test_prediction_is_knn_in_each_query_subspace(fitted, problem):
 
 def test_finds_the_generating_subspaces(problem, fitted):
     X, _y, relevant = problem
-    est = copy.deepcopy(fitted).set_params(gamma=2.0)  # gamma only acts on queries
+    est = copy.deepcopy(fitted).set_params(threshold=2.0)  # threshold only acts on queries
     mask = est.get_local_support(X)
     has = relevant.any(axis=1)
     precision = (mask & relevant)[has].sum() / mask[has].sum()
@@ -161,9 +161,9 @@ def test_strings_pandas_constant_and_discrete_features():
     ("params", "message"),
     [
         ({"n_neighbors": 500}, "n_neighbors=500 is larger than the 160 training samples"),
-        ({"gamma": np.inf}, "gamma"),
-        ({"gamma": np.nan}, "gamma"),
-        ({"gamma": -np.inf}, "gamma"),
+        ({"threshold": np.inf}, "threshold"),
+        ({"threshold": np.nan}, "threshold"),
+        ({"threshold": -np.inf}, "threshold"),
         ({"reference_std": 0.0}, "reference_std"),
         ({"reference_std": -0.1}, "reference_std"),
         ({"reference_std": np.inf}, "reference_std"),
@@ -204,8 +204,8 @@ def test_bad_data(problem):
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"gamma": np.inf}, "gamma"),
-        ({"gamma": np.nan}, "gamma"),
+        ({"threshold": np.inf}, "threshold"),
+        ({"threshold": np.nan}, "threshold"),
         ({"reference_std": 0.0}, "reference_std"),
         ({"reference_std": -1.0}, "reference_std"),
         ({"n_neighbors": 161}, "n_neighbors=161 is larger than the 160 training samples"),
@@ -273,12 +273,12 @@ def test_auto_gamma_comes_from_the_inner_validation(fitted):
     from localselect.gp._estimator import GAMMA_GRID
 
     v = fitted.validation_scores_
-    assert fitted.gamma_ in GAMMA_GRID and not fitted.all_features_
-    np.testing.assert_array_equal(v["gamma"], GAMMA_GRID)
+    assert fitted.threshold_ in GAMMA_GRID and not fitted.all_features_
+    np.testing.assert_array_equal(v["threshold"], GAMMA_GRID)
     best = v["subspaces"].max()
     # The choice is the most accurate candidate, ties to the larger gamma.
-    assert v["subspaces"][list(GAMMA_GRID).index(fitted.gamma_)] == best
-    assert fitted.gamma_ == max(g for g, a in zip(GAMMA_GRID, v["subspaces"]) if a == best)
+    assert v["subspaces"][list(GAMMA_GRID).index(fitted.threshold_)] == best
+    assert fitted.threshold_ == max(g for g, a in zip(GAMMA_GRID, v["subspaces"]) if a == best)
     assert 0 <= v["all_features"] <= 1 and v["n_folds"] == 3
     assert np.all(np.diff(v["mean_size"][1:]) <= 1e-12)  # nested in gamma
 
@@ -289,7 +289,7 @@ def test_safety_net_warns_and_falls_back_to_all_features(monkeypatch):
     X = rng.normal(size=(150, 6))
     y = (X.sum(axis=1) > 0).astype(int)
     with pytest.warns(UserWarning, match="below K-NN on all features"):
-        est = GPLocalFeatureSelection(gamma=4.0, null_quantile=None, random_state=0).fit(X, y)
+        est = GPLocalFeatureSelection(threshold=4.0, null_quantile=None, random_state=0).fit(X, y)
     v = est.validation_scores_
     assert v["all_features"] > v["subspaces"][0] and not est.all_features_
     monkeypatch.setattr("localselect.gp._estimator.GAMMA_GRID", (4.0,))
@@ -312,7 +312,7 @@ def test_noise_features_are_rarely_selected():
         warnings.simplefilter("ignore", UserWarning)
         est = GPLocalFeatureSelection(random_state=0).fit(X, y)
     assert est.get_local_support(rng.uniform(size=(20, 400))).mean() < 0.05
-    paper = GPLocalFeatureSelection(gamma=1.5, null_quantile=None, random_state=0)
+    paper = GPLocalFeatureSelection(threshold=1.5, null_quantile=None, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         assert paper.fit(X, y).local_support_.mean() > 0.5

@@ -43,11 +43,11 @@ def test_synthetic_subspace_tradeoff_table5():
         rel = relevant[test]
         has = rel.any(axis=1)
         for g in gammas:
-            mask = est.set_params(gamma=g).get_local_support(X[test])
+            mask = est.set_params(threshold=g).get_local_support(X[test])
             hit = (mask & rel).sum(axis=1)[has]
             prec[g].extend(hit / mask[has].sum(axis=1))
             rec[g].extend(hit / rel[has].sum(axis=1))
-        acc.append(est.set_params(gamma=3.0).score(X[test], y[test]))
+        acc.append(est.set_params(threshold=3.0).score(X[test], y[test]))
         knn.append(KNeighborsClassifier(8).fit(X[train], y[train]).score(X[test], y[test]))
     p = [np.mean(prec[g]) for g in gammas]
     r = [np.mean(rec[g]) for g in gammas]
@@ -73,9 +73,9 @@ def _inner_cv_accuracy(X, y, gammas, seed=0):
                 tr, te = train[tr], train[te]
                 est = GPLocalFeatureSelection(null_quantile=None, random_state=seed)
                 est.fit(X[tr], y[tr])
-                inner_acc += [est.set_params(gamma=g).score(X[te], y[te]) for g in gammas]
+                inner_acc += [est.set_params(threshold=g).score(X[te], y[te]) for g in gammas]
             gamma = gammas[int(np.argmax(inner_acc))]
-            est = GPLocalFeatureSelection(gamma=gamma, null_quantile=None, random_state=seed)
+            est = GPLocalFeatureSelection(threshold=gamma, null_quantile=None, random_state=seed)
             est.fit(X[train], y[train])
             acc.append(est.score(X[test], y[test]))
             knn.append(KNeighborsClassifier(8).fit(X[train], y[train]).score(X[test], y[test]))

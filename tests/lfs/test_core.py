@@ -137,10 +137,12 @@ def test_compiled_weights_distances_and_scores_match_loops(seed):
 @pytest.mark.parametrize(("seed", "classes"), [(10, 2), (11, 3)])
 def test_estimator_matches_slow_reference_at_any_thread_count(rounding, seed, classes):
     X, y = _small(seed, n=27, m=7, classes=classes)
-    kw = dict(alpha=3, gamma=0.2, tau=2, sigma=1.0, n_beta=6, n_rounding=150, random_state=seed)
-    support, radii, betas = ref.fit(X, y, rounding=rounding, **kw)
+    kw = dict(sigma=1.0, n_beta=6, n_rounding=150, random_state=seed)
+    paper = dict(alpha=3, gamma=0.2, tau=2)  # the reference keeps the paper's names
+    ours = dict(max_features=3, impurity=0.2, max_iter=2)
+    support, radii, betas = ref.fit(X, y, rounding=rounding, **paper, **kw)
     for n_jobs in (1, 2, 3):
-        est = LocalFeatureSelection(rounding=rounding, n_jobs=n_jobs, **kw).fit(X, y)
+        est = LocalFeatureSelection(rounding=rounding, n_jobs=n_jobs, **ours, **kw).fit(X, y)
         np.testing.assert_array_equal(est.local_support_, support)
         np.testing.assert_allclose(est.radii_, radii, rtol=1e-12)
         np.testing.assert_array_equal(est.betas_, betas)
@@ -149,7 +151,7 @@ def test_estimator_matches_slow_reference_at_any_thread_count(rounding, seed, cl
 @pytest.mark.parametrize("n_candidates", [None, 8])
 def test_thread_count_does_not_change_any_bit(n_candidates):
     X, y = _small(12, n=150, m=20, classes=3)
-    kw = dict(alpha=4, n_beta=8, n_candidates=n_candidates)
+    kw = dict(max_features=4, n_beta=8, n_candidates=n_candidates)
     fits = [LocalFeatureSelection(n_jobs=j, **kw).fit(X, y) for j in (1, 2, 4)]
     for other in fits[1:]:
         np.testing.assert_array_equal(other.local_support_, fits[0].local_support_)
@@ -159,14 +161,14 @@ def test_thread_count_does_not_change_any_bit(n_candidates):
 
 
 def _child_fit(queue, X, y):  # pragma: no cover - runs in the child
-    queue.put(LocalFeatureSelection(alpha=3, n_beta=5, n_jobs=2).fit(X, y).local_support_)
+    queue.put(LocalFeatureSelection(max_features=3, n_beta=5, n_jobs=2).fit(X, y).local_support_)
 
 
 @pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="needs the fork start method")
 def test_a_forked_child_can_fit_after_the_parent_did():
     # The core runs on plain threads (no OpenMP runtime), so a fork after a fit is safe.
     X, y = _small(13, n=40, m=8)
-    expected = LocalFeatureSelection(alpha=3, n_beta=5, n_jobs=2).fit(X, y).local_support_
+    expected = LocalFeatureSelection(max_features=3, n_beta=5, n_jobs=2).fit(X, y).local_support_
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     child = ctx.Process(target=_child_fit, args=(queue, X, y))
@@ -196,7 +198,7 @@ def test_progress_counts_representatives(n_jobs):
     C.ensure_compiled()  # a cold numba cache would report its compile task first
     rec = _Recorder()
     with listen(rec):
-        est = LocalFeatureSelection(alpha=2, n_beta=4, tau=3, n_jobs=n_jobs).fit(X, y)
+        est = LocalFeatureSelection(max_features=2, n_beta=4, max_iter=3, n_jobs=n_jobs).fit(X, y)
     assert rec.events[0] == ("start", 3 * 60)
     updates = [done for kind, done in rec.events if kind == "update"]
     assert len(updates) > 1 and updates == sorted(updates)
@@ -206,7 +208,7 @@ def test_progress_counts_representatives(n_jobs):
 def test_a_cold_compile_is_reported_once(monkeypatch, caplog):
     """Issue #16: with numba's cache cold, the fit logs and shows that it compiles."""
     X, y = _small(16, n=20, m=4)
-    LocalFeatureSelection(alpha=2, n_beta=3).fit(X, y)  # compiled in this process
+    LocalFeatureSelection(max_features=2, n_beta=3).fit(X, y)  # compiled in this process
     assert C.ensure_compiled() is False
     real = C._fit_block
 
@@ -226,24 +228,24 @@ def test_a_cold_compile_is_reported_once(monkeypatch, caplog):
     monkeypatch.setattr(C, "_cached_on_disk", lambda: False)
     rec = _Recorder()
     with listen(rec), caplog.at_level("INFO", logger="localselect.lfs._estimator"):
-        est = LocalFeatureSelection(alpha=2, n_beta=3, verbose=1).fit(X, y)
+        est = LocalFeatureSelection(max_features=2, n_beta=3, verbose=1).fit(X, y)
     assert caplog.messages.count(C.COMPILE_MESSAGE) == 1
     assert rec.events[0] == ("start", None)  # the compile task, before the fit's
     assert ("update", 0) in rec.events
-    assert ("start", est.tau * 20) in rec.events  # then the fit's own task
+    assert ("start", est.max_iter * 20) in rec.events  # then the fit's own task
 
 
 def test_auto_switches_to_nearest_candidates_past_the_threshold(monkeypatch):
     X, y = _small(15, n=80, m=6)
-    small = LocalFeatureSelection(alpha=2, n_beta=4).fit(X, y)
+    small = LocalFeatureSelection(max_features=2, n_beta=4).fit(X, y)
     assert small.n_candidates_ is None and small.candidates_ is None
-    exact = LocalFeatureSelection(alpha=2, n_beta=4, n_candidates=None).fit(X, y)
+    exact = LocalFeatureSelection(max_features=2, n_beta=4, n_candidates=None).fit(X, y)
     np.testing.assert_array_equal(small.local_support_, exact.local_support_)
     monkeypatch.setattr(E, "AUTO_EXACT_MAX_SAMPLES", 50)
     monkeypatch.setattr(E, "AUTO_N_CANDIDATES", 10)
-    big = LocalFeatureSelection(alpha=2, n_beta=4).fit(X, y)
+    big = LocalFeatureSelection(max_features=2, n_beta=4).fit(X, y)
     assert big.n_candidates_ == 10
-    cand = LocalFeatureSelection(alpha=2, n_beta=4, n_candidates=10).fit(X, y)
+    cand = LocalFeatureSelection(max_features=2, n_beta=4, n_candidates=10).fit(X, y)
     np.testing.assert_array_equal(big.candidates_, cand.candidates_)
     np.testing.assert_array_equal(big.local_support_, cand.local_support_)
     assert big.candidates_.shape[1] <= 1 + 2 * 10  # memory O(N n_candidates)
@@ -267,7 +269,7 @@ def test_ctrl_c_stops_a_fit_in_the_cli(tmp_path, n_jobs):
     cmd = [
         sys.executable, "-m", "localselect", "select", "--method", "lfs",
         "--input", str(tmp_path / "data.csv"), "--target", "label",
-        "--params", "tau=50", "n_candidates=None", "rounding='random'", "random_state=0",
+        "--params", "max_iter=50", "n_candidates=None", "rounding='random'", "random_state=0",
         "--n-jobs", str(n_jobs),
         "--out", str(tmp_path / "out"),
     ]  # fmt: skip
@@ -346,12 +348,12 @@ def test_read_only_input_uses_the_compiled_specialisations():
 
     X, y = _small(21, n=40, m=5)
     for n_candidates in (None, 5):
-        LocalFeatureSelection(alpha=2, n_candidates=n_candidates).fit(X, y).predict(X)
+        LocalFeatureSelection(max_features=2, n_candidates=n_candidates).fit(X, y).predict(X)
     before = (len(C._fit_block.signatures), len(V.candidate_sphere_votes.signatures))
     X_ro = X.copy()
     X_ro.setflags(write=False)
     for n_candidates in (None, 5):
-        model = LocalFeatureSelection(alpha=2, n_candidates=n_candidates).fit(X_ro, y)
+        model = LocalFeatureSelection(max_features=2, n_candidates=n_candidates).fit(X_ro, y)
         model.predict(X_ro)
         assert model.X_fit_.flags.writeable
     after = (len(C._fit_block.signatures), len(V.candidate_sphere_votes.signatures))

@@ -53,7 +53,7 @@ def _reference(est, Q, rule):
 @pytest.mark.parametrize("rule", ["decisive", "nearest"])
 def test_query_subsets_match_the_reference(n_candidates, rule):
     X, y, _ = make_lfs_synthetic(70, n_irrelevant=4, random_state=3)
-    est = LocalFeatureSelection(alpha=3, n_beta=4, tau=1, n_candidates=n_candidates)
+    est = LocalFeatureSelection(max_features=3, n_beta=4, max_iter=1, n_candidates=n_candidates)
     est.fit(X[:45], y[:45])
     rng = np.random.default_rng(0)
     Q = np.vstack([X[45:], X[:5], rng.normal(scale=4.0, size=(5, X.shape[1]))])  # far rows too
@@ -70,7 +70,7 @@ def test_query_subsets_match_the_reference(n_candidates, rule):
 
 def test_estimator_uses_the_decisive_rule_for_training_and_new_rows():
     X, y, _ = make_lfs_synthetic(60, n_irrelevant=4, random_state=1)
-    est = LocalFeatureSelection(alpha=3, n_beta=4, tau=1).fit(X[:40], y[:40])
+    est = LocalFeatureSelection(max_features=3, n_beta=4, max_iter=1).fit(X[:40], y[:40])
     q = query_subsets(est, X[40:])
     np.testing.assert_array_equal(est.get_local_support(X[40:]), q.support)
     np.testing.assert_allclose(est.local_relevance(X[40:]), q.relevance)
@@ -78,13 +78,13 @@ def test_estimator_uses_the_decisive_rule_for_training_and_new_rows():
     np.testing.assert_array_equal(est.get_local_support(), train.support)
     np.testing.assert_array_equal(est.get_support(), train.support.any(axis=0))
     # A refit replaces the cached training subsets.
-    est.set_params(alpha=1).fit(X[:40], y[:40])
+    est.set_params(max_features=1).fit(X[:40], y[:40])
     assert est.get_local_support().sum(axis=1).max() <= 1
 
 
 def test_rule_rejects_unknown_names():
     X, y, _ = make_lfs_synthetic(30, n_irrelevant=2, random_state=0)
-    est = LocalFeatureSelection(alpha=2, n_beta=3, tau=1).fit(X, y)
+    est = LocalFeatureSelection(max_features=2, n_beta=3, max_iter=1).fit(X, y)
     with pytest.raises(ValueError, match="rule"):
         query_subsets(est, X, rule="union")
 

@@ -24,9 +24,11 @@ def _small(seed, n=24, m=6):
 def test_matches_slow_reference(seed):
     """Random rounding with the same seeds: identical subsets, radii, betas, similarities."""
     X, y = _small(seed)
-    kw = dict(alpha=3, gamma=0.2, tau=2, sigma=1.0, n_beta=6, n_rounding=200, random_state=seed)
-    support, radii, betas = ref.fit(X, y, **kw)
-    est = LocalFeatureSelection(rounding="random", **kw).fit(X, y)
+    kw = dict(sigma=1.0, n_beta=6, n_rounding=200, random_state=seed)
+    paper = dict(alpha=3, gamma=0.2, tau=2)  # the reference keeps the paper's names
+    ours = dict(max_features=3, impurity=0.2, max_iter=2)
+    support, radii, betas = ref.fit(X, y, **paper, **kw)
+    est = LocalFeatureSelection(rounding="random", **ours, **kw).fit(X, y)
     np.testing.assert_array_equal(est.local_support_, support)
     np.testing.assert_allclose(est.radii_, radii, rtol=1e-12)
     np.testing.assert_array_equal(est.betas_, betas)
@@ -38,8 +40,8 @@ def test_matches_slow_reference(seed):
 
 def test_exact_rounding_is_the_limit_of_random_rounding():
     X, y = _small(3)
-    exact = LocalFeatureSelection(alpha=3, n_beta=6).fit(X, y)
-    many = LocalFeatureSelection(alpha=3, n_beta=6, rounding="random", n_rounding=20_000)
+    exact = LocalFeatureSelection(max_features=3, n_beta=6).fit(X, y)
+    many = LocalFeatureSelection(max_features=3, n_beta=6, rounding="random", n_rounding=20_000)
     many.fit(X, y)
     np.testing.assert_array_equal(
         exact.local_support_, many.set_params(random_state=0).fit(X, y).local_support_
@@ -48,7 +50,7 @@ def test_exact_rounding_is_the_limit_of_random_rounding():
 
 def test_results_do_not_depend_on_n_jobs():
     X, y = _small(4, n=30)
-    kw = dict(alpha=3, n_beta=5, rounding="random", n_rounding=50, random_state=7)
+    kw = dict(max_features=3, n_beta=5, rounding="random", n_rounding=50, random_state=7)
     one = LocalFeatureSelection(**kw).fit(X, y)
     two = LocalFeatureSelection(n_jobs=2, **kw).fit(X, y)
     np.testing.assert_array_equal(one.local_support_, two.local_support_)
@@ -76,8 +78,8 @@ def _fig4_measure(support, relevant):
 def test_synthetic_relevant_features_recovered():
     # The paper's Fig. 4 set-up (100 samples, alpha = 2, 100 irrelevant features).
     X, y, relevant = make_lfs_synthetic(100, 100, random_state=1)
-    one = LocalFeatureSelection(alpha=2, tau=1).fit(X, y)
-    two = LocalFeatureSelection(alpha=2, tau=2).fit(X, y)
+    one = LocalFeatureSelection(max_features=2, max_iter=1).fit(X, y)
+    two = LocalFeatureSelection(max_features=2, max_iter=2).fit(X, y)
     assert _fig4_measure(two.local_support_, relevant) >= 0.9
     assert _fig4_measure(two.local_support_, relevant) >= _fig4_measure(
         one.local_support_, relevant
@@ -91,7 +93,7 @@ def test_labels_pandas_constant_features_and_multiclass():
     X = np.column_stack([X, np.ones(len(X))])  # a constant feature
     names = np.array(["setosa", "versicolor", "virginica"])[y]
     frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(5)])
-    est = LocalFeatureSelection(alpha=2, n_beta=5).fit(frame.iloc[::2], names[::2])
+    est = LocalFeatureSelection(max_features=2, n_beta=5).fit(frame.iloc[::2], names[::2])
     proba = est.predict_proba(frame.iloc[1::2])
     assert np.all(np.isfinite(proba))
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
@@ -102,7 +104,7 @@ def test_labels_pandas_constant_features_and_multiclass():
 
 def test_local_support_of_new_points():
     X, y = _small(5, n=30)
-    est = LocalFeatureSelection(alpha=2, n_beta=5).fit(X, y)
+    est = LocalFeatureSelection(max_features=2, n_beta=5).fit(X, y)
     # A training point lies in its own sphere, so it gets at least its own subset.
     mask = est.get_local_support(X)
     assert np.all(mask | ~est.local_support_)
@@ -119,7 +121,7 @@ def test_local_support_of_new_points():
 
 def test_fitted_attributes():
     X, y = _small(6)
-    est = LocalFeatureSelection(alpha=2, n_beta=4).fit(X, y)
+    est = LocalFeatureSelection(max_features=2, n_beta=4).fit(X, y)
     n, m = X.shape
     assert est.local_support_.shape == (n, m) and est.local_support_.dtype == bool
     assert est.local_support_.sum(axis=1).max() <= 2
@@ -132,11 +134,11 @@ def test_fitted_attributes():
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"alpha": 0}, "alpha"),
-        ({"alpha": 2.5}, "alpha"),
-        ({"gamma": 1.5}, "gamma"),
-        ({"gamma": -0.1}, "gamma"),
-        ({"tau": 0}, "tau"),
+        ({"max_features": 0}, "max_features"),
+        ({"max_features": 2.5}, "max_features"),
+        ({"impurity": 1.5}, "impurity"),
+        ({"impurity": -0.1}, "impurity"),
+        ({"max_iter": 0}, "max_iter"),
         ({"sigma": 0.0}, "sigma"),
         ({"rounding": "round"}, "rounding"),
         ({"n_candidates": 0}, "n_candidates"),
@@ -161,14 +163,14 @@ def test_bad_data():
         with pytest.raises(ValueError, match=r"NaN|infinity"):
             LocalFeatureSelection().fit(Xb, y)
     with pytest.raises(ValueError, match="features"):
-        LocalFeatureSelection(alpha=2, n_beta=3).fit(X, y).predict(X[:, :3])
+        LocalFeatureSelection(max_features=2, n_beta=3).fit(X, y).predict(X[:, :3])
 
 
 def test_all_points_as_candidates_is_the_exact_method():
     """Issue #8: n_candidates at least the largest class gives the exact method's fit."""
     X, y = _small(7, n=30)
-    exact = LocalFeatureSelection(alpha=3, n_beta=6).fit(X, y)
-    cand = LocalFeatureSelection(alpha=3, n_beta=6, n_candidates=30).fit(X, y)
+    exact = LocalFeatureSelection(max_features=3, n_beta=6).fit(X, y)
+    cand = LocalFeatureSelection(max_features=3, n_beta=6, n_candidates=30).fit(X, y)
     assert exact.candidates_ is None
     assert cand.candidates_.shape == (30, 30)
     np.testing.assert_array_equal(cand.local_support_, exact.local_support_)
@@ -197,7 +199,9 @@ def test_nearest_candidates_are_the_nearest_per_class():
 
 def test_candidates_do_not_depend_on_n_jobs_and_classify():
     X, y, _ = make_lfs_synthetic(160, 10, random_state=2)
-    kw = dict(alpha=2, n_beta=5, n_candidates=20, rounding="random", n_rounding=50, random_state=3)
+    kw = dict(
+        max_features=2, n_beta=5, n_candidates=20, rounding="random", n_rounding=50, random_state=3
+    )
     one = LocalFeatureSelection(**kw).fit(X[:120], y[:120])
     two = LocalFeatureSelection(n_jobs=2, **kw).fit(X[:120], y[:120])
     np.testing.assert_array_equal(one.local_support_, two.local_support_)

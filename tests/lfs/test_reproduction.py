@@ -23,7 +23,8 @@ ALPHAS = {"Sonar": [3, 6, 10], "Breast": [10, 14, 19]}
 def _split_error(name, alphas, seed):
     X_train, X_test, y_train, y_test = table1_split(name, seed)
     return [
-        100.0 * (1.0 - LocalFeatureSelection(alpha=a).fit(X_train, y_train).score(X_test, y_test))
+        100.0
+        * (1.0 - LocalFeatureSelection(max_features=a).fit(X_train, y_train).score(X_test, y_test))
         for a in alphas
     ]
 

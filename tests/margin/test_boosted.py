@@ -8,6 +8,7 @@ from sklearn.preprocessing import StandardScaler
 
 from localselect import BoostedImmigrate
 from localselect.datasets import make_immigrate_synthetic
+from localselect.margin._matrix_kernels import expected_distances
 
 
 def _data(n=40, noise=0.2, seed=0):
@@ -40,7 +41,17 @@ def test_first_round_error_is_weighted_leave_one_out_error():
     X, y = _data()
     model = BoostedImmigrate(n_estimators=1).fit(X, y)
     first = model.estimators_[0]
-    s = first._expected_distances(X, leave_one_out=True)
+    f = first.features_
+    # eq. (3.18) over the public fitted records, each sample left out of its own sums
+    s = expected_distances(
+        first.X_fit_,
+        first.X_fit_,
+        first.y_fit_,
+        2,
+        first.weights_[np.ix_(f, f)],
+        first.sigma,
+        leave_one_out=True,
+    )
     expected = np.mean(first.classes_[np.argmin(s, axis=1)] != y)
     assert model.estimator_errors_[0] == pytest.approx(expected)
 

@@ -192,7 +192,7 @@ def test_fit_and_boosting_rounds_share_the_kernel_fit():
     from sklearn.utils import check_random_state
 
     from localselect import BoostedImmigrate
-    from localselect.margin._matrix_kernels import immigrate_fit
+    from localselect.margin._solvers import immigrate_fit
 
     rng = np.random.default_rng(3)
     y = np.repeat([0, 1], 20)

@@ -16,7 +16,9 @@ from localselect._pairwise import PairDiffs
 from localselect.margin import DegenerateMarginWarning, _relieff_numba
 from localselect.margin import _matrix_kernels as MK
 from localselect.margin import _nn_kernels as NK
+from localselect.margin import _solvers as S
 from localselect.margin import _vector_kernels as VK
+from localselect.margin._pairs import AllPairs
 
 _spec = importlib.util.spec_from_file_location(
     "margin_reference", Path(__file__).with_name("_reference.py")
@@ -76,7 +78,7 @@ def test_weight_update_matches_reference_and_constraints(seed, nonnegative):
 
 def test_recorded_cost_is_eq_3_5():
     X, codes, sw, W0 = _problem(11, n=12, a=3)
-    res = MK.immigrate(X, codes, W0, 1.0, sample_weight=sw, max_iter=1, warn=False)
+    res = S.immigrate(AllPairs(X, codes), W0, 1.0, sample_weight=sw, max_iter=1, warn=False)
     # cost after one iteration: the new W with the probabilities of the old W
     Sigma, entropy = ref.immigrate_step(X, codes, W0, 1.0, sw)
     W1 = ref.update_weight_matrix(Sigma)
@@ -105,7 +107,7 @@ def test_degenerate_sigma_keeps_previous_w_and_warns():
     codes = np.array([0, 0, 1, 1])
     W0 = np.eye(2) / np.sqrt(2)
     with pytest.warns(DegenerateMarginWarning, match="no negative eigenvalue"):
-        res = MK.immigrate(X, codes, W0, 1.0)
+        res = S.immigrate(AllPairs(X, codes), W0, 1.0)
     assert res.degenerate and res.n_iter == 1
     np.testing.assert_array_equal(res.weights, W0)
 
@@ -115,7 +117,7 @@ def test_small_sigma_gives_finite_weights():
     X = X * 30.0  # q ~ 1e4: exp(-q / 1e-3) underflows without log-sum-exp
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        res = MK.immigrate(X, codes, W0, 1e-3, max_iter=3)
+        res = S.immigrate(AllPairs(X, codes), W0, 1e-3, max_iter=3)
     assert np.all(np.isfinite(res.weights)) and np.all(np.isfinite(res.cost))
 
 
@@ -179,7 +181,7 @@ def test_im4e_weights_sum_to_one_and_ignore_noise():
     rng = np.random.default_rng(0)
     codes = np.repeat([0, 1], 30).astype(np.intp)
     X = np.column_stack([codes + 0.2 * rng.normal(size=60), rng.normal(size=(60, 4))])
-    res = VK.im4e(X, codes, 1.0, max_iter=30)
+    res = S.im4e(AllPairs(X, codes), 1.0, max_iter=30)
     assert res.weights.sum() == pytest.approx(1.0)
     assert res.weights.min() >= 0 and np.argmax(res.weights) == 0
     assert res.converged

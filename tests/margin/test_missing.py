@@ -224,9 +224,9 @@ def test_block_distances_match_the_completed_differences(seed, power):
 def test_neighbour_truncation_runs_exact_with_missing_values():
     # The truncated IMMIGRATE needs complete rows for its neighbour search.
     X, y = _informative_with_holes()
-    model = Immigrate(n_neighbors=5, random_state=0).fit(X, y)
-    exact = Immigrate(n_neighbors=None, random_state=0).fit(X, y)
-    assert model.n_neighbors_ is None
+    model = Immigrate(n_candidates=5, random_state=0).fit(X, y)
+    exact = Immigrate(n_candidates=None, random_state=0).fit(X, y)
+    assert model.n_candidates_ is None
     np.testing.assert_allclose(model.weights_, exact.weights_)
-    boosted = BoostedImmigrate(n_estimators=2, n_neighbors=5, random_state=0).fit(X, y)
-    assert boosted.n_neighbors_ is None
+    boosted = BoostedImmigrate(n_estimators=2, n_candidates=5, random_state=0).fit(X, y)
+    assert boosted.n_candidates_ is None

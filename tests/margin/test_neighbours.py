@@ -12,7 +12,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 from localselect import BoostedImmigrate, Immigrate
 from localselect._progress import listen
-from localselect.margin import _immigrate, _matrix_kernels, _neighbours
+from localselect.margin import (
+    _immigrate,
+    _matrix_kernels,
+    _neighbours,
+    _pairs,
+    _solvers,
+    _vector_kernels,
+)
 
 
 def _problem(n=36, a=4, n_classes=3, seed=0):
@@ -61,7 +68,7 @@ def _reference_step(X, codes, W, sigma, sw, k):
 def test_truncated_step_matches_sample_by_sample_reference(k):
     X, codes, W, sw = _problem()
     _, _, lists = _lists(X, codes, k)
-    step = _neighbours.immigrate_step_truncated(X, lists, W, 0.8, sw, block_memory=0.001)
+    step = _matrix_kernels.immigrate_step_truncated(X, lists, W, 0.8, sw, block_memory=0.001)
     S, ent = _reference_step(X, codes, W, 0.8, sw, k)
     np.testing.assert_allclose(step.scatter, S, rtol=1e-10, atol=1e-12)
     assert step.entropy == pytest.approx(ent, rel=1e-10)
@@ -74,12 +81,12 @@ def test_k_at_least_the_class_sizes_equals_the_exact_kernels(k):
     if k >= 24:
         assert lists.hits_dropped.max() == 0 and lists.misses_dropped.max() == 0
         exact = _matrix_kernels.immigrate_step(X, codes, W, 0.8, sw)
-        step = _neighbours.immigrate_step_truncated(X, lists, W, 0.8, sw)
+        step = _matrix_kernels.immigrate_step_truncated(X, lists, W, 0.8, sw)
         np.testing.assert_allclose(step.scatter, exact.scatter, rtol=1e-10, atol=1e-12)
         assert step.entropy == pytest.approx(exact.entropy, rel=1e-10)
-        np.testing.assert_allclose(_neighbours.dropped_weight_bound(X, lists, W, 0.8), 0.0)
+        np.testing.assert_allclose(_matrix_kernels.dropped_weight_bound(X, lists, W, 0.8), 0.0)
     # Expected distances need only every sample of each class (12 here).
-    loo = _neighbours.expected_distances_truncated(X, X, nb.indices, nb.distance, W, 0.8)
+    loo = _matrix_kernels.expected_distances_truncated(X, X, nb.indices, nb.distance, W, 0.8)
     np.testing.assert_allclose(
         loo,
         _matrix_kernels.expected_distances(X, X, codes, 3, W, 0.8, leave_one_out=True),
@@ -89,7 +96,7 @@ def test_k_at_least_the_class_sizes_equals_the_exact_kernels(k):
     rows_of = [np.flatnonzero(codes == c) for c in range(3)]
     index, distance = _neighbours.query_class_neighbours(models, rows_of, Xq, k)
     np.testing.assert_allclose(
-        _neighbours.expected_distances_truncated(Xq, X, index, distance, W, 0.8),
+        _matrix_kernels.expected_distances_truncated(Xq, X, index, distance, W, 0.8),
         _matrix_kernels.expected_distances(Xq, X, codes, 3, W, 0.8),
         rtol=1e-10,
     )
@@ -102,7 +109,7 @@ def test_bound_covers_the_true_dropped_weight(seed):
     W /= np.linalg.norm(W)
     sigma = 0.3
     _, _, lists = _lists(X, codes, 5)
-    bound = _neighbours.dropped_weight_bound(X, lists, W, sigma)
+    bound = _matrix_kernels.dropped_weight_bound(X, lists, W, sigma)
     for i in range(len(X)):
         d = np.abs(X - X[i])
         logit = -np.einsum("ij,jk,ik->i", d, W, d) / sigma
@@ -127,39 +134,39 @@ def _fit(model, X, y):
 
 def test_immigrate_with_full_k_equals_exact_and_auto_is_exact_on_small_data():
     X, codes, _, _ = _problem(n=40, a=4, n_classes=2)
-    exact = _fit(Immigrate(n_neighbors=None), X, codes)
-    full = _fit(Immigrate(n_neighbors=40), X, codes)
+    exact = _fit(Immigrate(n_candidates=None), X, codes)
+    full = _fit(Immigrate(n_candidates=40), X, codes)
     auto = _fit(Immigrate(), X, codes)
-    assert exact.n_neighbors_ is None and auto.n_neighbors_ is None
-    assert full.n_neighbors_ == 40 and full.dropped_weight_bound_ == 0.0
+    assert exact.n_candidates_ is None and auto.n_candidates_ is None
+    assert full.n_candidates_ == 40 and full.dropped_weight_bound_ == 0.0
     np.testing.assert_allclose(full.weights_, exact.weights_, atol=1e-12)
     np.testing.assert_array_equal(auto.weights_, exact.weights_)
     np.testing.assert_allclose(full.expected_distances(X), exact.expected_distances(X), rtol=1e-9)
 
 
 def test_auto_rule():
-    assert _neighbours.auto_neighbors(1000, 40) is None
-    assert _neighbours.auto_neighbors(5000, 40) == 100  # 1e9 / (5000 * 1600) = 125 -> 100
-    assert _neighbours.auto_neighbors(10_000, 150) == 10  # 4 -> at least 10
-    assert _neighbours.auto_neighbors(2000, 200) == 12
+    assert _pairs.auto_candidates(1000, 40) is None
+    assert _pairs.auto_candidates(5000, 40) == 100  # 1e9 / (5000 * 1600) = 125 -> 100
+    assert _pairs.auto_candidates(10_000, 150) == 10  # 4 -> at least 10
+    assert _pairs.auto_candidates(2000, 200) == 12
     # Up to 1,000 samples, exact only while an exact pass (N^2 A^2) is within twice the budget:
-    assert _neighbours.auto_neighbors(214, 147) is None  # the paper's largest pass (Urban, 1e9)
-    assert _neighbours.auto_neighbors(452, 279) == 28  # 1.6e10 -> 1e9 / (452 * 279^2)
-    assert _neighbours.auto_neighbors(1000, 40, budget=2e7) == 12  # BIM: 1.6e9 > 4e7
-    assert _neighbours.auto_neighbors(150, 40, budget=2e7) is None  # 3.6e7 <= 4e7
-    assert _neighbours.auto_neighbors(1000, 200, budget=1e8, power=1) is None  # IM4E: 2e8
-    assert _neighbours.auto_neighbors(1000, 201, budget=1e8, power=1) == 100  # 497 -> 100
+    assert _pairs.auto_candidates(214, 147) is None  # the paper's largest pass (Urban, 1e9)
+    assert _pairs.auto_candidates(452, 279) == 28  # 1.6e10 -> 1e9 / (452 * 279^2)
+    assert _pairs.auto_candidates(1000, 40, budget=2e7) == 12  # BIM: 1.6e9 > 4e7
+    assert _pairs.auto_candidates(150, 40, budget=2e7) is None  # 3.6e7 <= 4e7
+    assert _pairs.auto_candidates(1000, 200, budget=1e8, power=1) is None  # IM4E: 2e8
+    assert _pairs.auto_candidates(1000, 201, budget=1e8, power=1) == 100  # 497 -> 100
 
 
 def test_truncated_fit_on_larger_data_predicts_and_reports_its_bound(monkeypatch):
-    monkeypatch.setattr(_neighbours, "EXACT_MAX_SAMPLES", 50)
+    monkeypatch.setattr(_pairs, "EXACT_MAX_SAMPLES", 50)
     X, codes, _, _ = _problem(n=120, a=3, n_classes=2, seed=3)
     model = _fit(Immigrate(), X, codes)
-    k = _neighbours.auto_neighbors(120, 3)
-    assert model.n_neighbors_ == k == 100
+    k = _pairs.auto_candidates(120, 3)
+    assert model.n_candidates_ == k == 100
     assert 0.0 <= model.dropped_weight_bound_ <= 1.0
     assert model.score(X, codes) > 0.7
-    small = _fit(Immigrate(n_neighbors=5), X, codes)
+    small = _fit(Immigrate(n_candidates=5), X, codes)
     assert small.predict(X[:10]).shape == (10,)
 
 
@@ -187,9 +194,9 @@ def test_bim_shares_one_neighbour_search_and_selects(monkeypatch):
 
     monkeypatch.setattr(_neighbours, "class_neighbours", counting)
     X, codes, _, _ = _problem(n=60, a=4, n_classes=2, seed=1)
-    model = BoostedImmigrate(n_estimators=6, n_neighbors=8, n_features_to_select=2).fit(X, codes)
+    model = BoostedImmigrate(n_estimators=6, n_candidates=8, n_features_to_select=2).fit(X, codes)
     assert len(calls) == 1
-    assert model.n_neighbors_ == 8
+    assert model.n_candidates_ == 8
     assert model.get_support().sum() == 2
     assert model.transform(X).shape == (60, 2)
     top = np.argsort(-model.feature_importances_, kind="stable")[:2]
@@ -245,16 +252,16 @@ def test_truncated_estimator_matches_reference_on_a_larger_problem():
     X, codes, W, sw = _problem(n=300, a=6, n_classes=3, seed=7)
     for k in (5, 20):
         _, _, lists = _lists(X, codes, k)
-        step = _neighbours.immigrate_step_truncated(X, lists, W, 0.5, sw, block_memory=0.01)
+        step = _matrix_kernels.immigrate_step_truncated(X, lists, W, 0.5, sw, block_memory=0.01)
         S, ent = _reference_step(X, codes, W, 0.5, sw, k)
         np.testing.assert_allclose(step.scatter, S, rtol=1e-9, atol=1e-10)
         assert step.entropy == pytest.approx(ent, rel=1e-9)
     full = _record(X, codes, 300)
-    exact = _matrix_kernels.immigrate(
-        X, codes, np.eye(6) / np.sqrt(6), 1.0, max_iter=5, warn=False
+    exact = _solvers.immigrate(
+        _pairs.AllPairs(X, codes), np.eye(6) / np.sqrt(6), 1.0, max_iter=5, warn=False
     )
-    trunc = _matrix_kernels.immigrate(
-        X, codes, np.eye(6) / np.sqrt(6), 1.0, max_iter=5, warn=False, neighbours=full
+    trunc = _solvers.immigrate(
+        _pairs.NeighbourPairs(X, codes, full), np.eye(6) / np.sqrt(6), 1.0, max_iter=5, warn=False
     )
     np.testing.assert_allclose(trunc.weights, exact.weights, atol=1e-10)
     np.testing.assert_allclose(trunc.cost, exact.cost, rtol=1e-9)
@@ -293,7 +300,7 @@ def test_truncated_vector_step_matches_reference(k, outlier):
     X, codes, _, sw = _problem()
     w = np.abs(np.random.default_rng(3).normal(size=X.shape[1]))
     _, _, lists = _lists(X, codes, k)
-    step = _neighbours.margin_vector_step_truncated(
+    step = _vector_kernels.margin_vector_step_truncated(
         X, lists, w, 0.6, sw, outlier=outlier, block_memory=0.001
     )
     z, ent = _reference_vector_step(X, codes, w, 0.6, sw, k, outlier)
@@ -303,13 +310,11 @@ def test_truncated_vector_step_matches_reference(k, outlier):
 
 @pytest.mark.parametrize("kernel", ["im4e", "irelief"])
 def test_vector_kernels_with_full_k_equal_exact(kernel):
-    from localselect.margin import _vector_kernels
-
     X, codes, _, _ = _problem()
     full = _record(X, codes, 40)
-    func = getattr(_vector_kernels, kernel)
-    exact = func(X, codes, 1.0, max_iter=5, warn=False)
-    trunc = func(X, codes, 1.0, max_iter=5, warn=False, neighbours=full)
+    func = getattr(_solvers, kernel)
+    exact = func(_pairs.AllPairs(X, codes), 1.0, max_iter=5, warn=False)
+    trunc = func(_pairs.NeighbourPairs(X, codes, full), 1.0, max_iter=5, warn=False)
     np.testing.assert_allclose(trunc.weights, exact.weights, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(trunc.cost, exact.cost, rtol=1e-9, atol=1e-12)
 
@@ -321,12 +326,12 @@ def test_vector_estimators_auto_rule_and_progress(name, monkeypatch):
     cls = getattr(localselect, name)
     X, codes, _, _ = _problem(n=80, a=4, n_classes=2, seed=4)
     small = _fit(cls(), X, codes)
-    assert small.n_neighbors_ is None
-    monkeypatch.setattr(_neighbours, "EXACT_MAX_SAMPLES", 50)
+    assert small.n_candidates_ is None
+    monkeypatch.setattr(_pairs, "EXACT_MAX_SAMPLES", 50)
     rec = _Recorder()
     with listen(rec):
         big = _fit(cls(verbose=1), X, codes)
-    assert big.n_neighbors_ == 100
+    assert big.n_candidates_ == 100
     # k = 100 covers every class here, so the truncated fit equals the exact one.
     np.testing.assert_allclose(big.feature_importances_, small.feature_importances_, atol=1e-12)
     (task,) = [t for t in rec.tasks if t.description.endswith("iterations")]
@@ -335,7 +340,7 @@ def test_vector_estimators_auto_rule_and_progress(name, monkeypatch):
 
 def test_bim_shared_query_votes_equal_the_learners_own_predictions():
     X, codes, _, _ = _problem(n=60, a=4, n_classes=3, seed=6)
-    model = BoostedImmigrate(n_estimators=5, n_neighbors=6, random_state=0).fit(X, codes)
+    model = BoostedImmigrate(n_estimators=5, n_candidates=6, random_state=0).fit(X, codes)
     Xq = np.random.default_rng(0).normal(size=(15, 4))
     votes = np.zeros((15, 3))
     for est, alpha in zip(model.estimators_, model.estimator_weights_):
@@ -361,14 +366,14 @@ def test_simba_reports_its_iterations():
 def test_missing_values_run_exact_and_nan_queries_fall_back(monkeypatch):
     import localselect
 
-    monkeypatch.setattr(_neighbours, "EXACT_MAX_SAMPLES", 20)
+    monkeypatch.setattr(_pairs, "EXACT_MAX_SAMPLES", 20)
     X, codes, _, _ = _problem(n=60, a=3, n_classes=2, seed=9)
     Xn = X.copy()
     Xn[3, 1] = np.nan
     for name in ("Immigrate", "IM4E", "IRelief"):
-        assert _fit(getattr(localselect, name)(), Xn, codes).n_neighbors_ is None
+        assert _fit(getattr(localselect, name)(), Xn, codes).n_candidates_ is None
     model = _fit(Immigrate(), X, codes)
-    assert model.n_neighbors_ == 100
+    assert model.n_candidates_ == 100
     query = X[:4].copy()
     query[0, 2] = np.nan
     s = model.expected_distances(query)
@@ -388,15 +393,15 @@ def test_refuses_at_once_an_exact_fit_forced_by_missing_values(monkeypatch, make
     X = X.copy()
     X[3, 1] = np.nan
     # Shrink the limits so a tiny table stands for a large one.
-    monkeypatch.setattr(_neighbours, "EXACT_MAX_SAMPLES", 10)
-    monkeypatch.setattr(_neighbours, "MISSING_EXACT_MAX_WORK", 1e5)
+    monkeypatch.setattr(_pairs, "EXACT_MAX_SAMPLES", 10)
+    monkeypatch.setattr(_pairs, "MISSING_EXACT_MAX_WORK", 1e5)
     with pytest.raises(
-        ValueError, match=rf"{name}: X has missing values.*--missing impute.*n_neighbors=None"
+        ValueError, match=rf"{name}: X has missing values.*--missing impute.*n_candidates=None"
     ):
         make().fit(X, codes)
     # With an explicit choice, or under the limit, it runs exact as before.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        assert make(n_neighbors=None).fit(X, codes).n_neighbors_ is None
-        monkeypatch.setattr(_neighbours, "MISSING_EXACT_MAX_WORK", 1e12)
-        assert make().fit(X, codes).n_neighbors_ is None
+        assert make(n_candidates=None).fit(X, codes).n_candidates_ is None
+        monkeypatch.setattr(_pairs, "MISSING_EXACT_MAX_WORK", 1e12)
+        assert make().fit(X, codes).n_candidates_ is None

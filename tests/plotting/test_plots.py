@@ -9,8 +9,11 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectKBest
 
 import localselect.plotting as plotting
+from localselect.base import LocalSelectorMixin
 from localselect.datasets import make_lfs_synthetic
 from localselect.plotting import (
     plot_cardinality_vs_alpha,
@@ -21,6 +24,27 @@ from localselect.plotting import (
     plot_weight_matrix,
     subspace_recovery,
 )
+
+
+class FixedLocal(LocalSelectorMixin, BaseEstimator):
+    """A local selector with given training masks; a new row selects its positive entries."""
+
+    def __init__(self, masks=None, *, feature_names=None):
+        self.masks = masks
+        self.feature_names = feature_names
+
+    def fit(self, X=None, y=None):
+        self.local_support_ = np.asarray(self.masks, dtype=bool)
+        self.n_features_in_ = self.local_support_.shape[1]
+        if self.feature_names is not None:
+            self.feature_names_in_ = np.asarray(self.feature_names, dtype=object)
+        return self
+
+    def _validate_for_local(self, X):
+        return np.asarray(X, dtype=float)
+
+    def _local_support_mask(self, X):
+        return X > 0
 
 
 def _render(fig) -> bytes:
@@ -40,7 +64,7 @@ def test_figures_need_no_display_backend():
 
 def test_selection_frequency_from_a_local_selector():
     masks = np.array([[1, 0, 1, 0], [1, 1, 0, 0], [1, 0, 0, 0]], dtype=bool)
-    est = SimpleNamespace(local_support_=masks, feature_names_in_=np.array(list("abcd")))
+    est = FixedLocal(masks, feature_names=list("abcd")).fit()
     fig = plot_selection_frequency(est, highlight=[0])
     ax = fig.axes[0]
     assert [p.get_height() for p in ax.patches] == pytest.approx([1, 1 / 3, 1 / 3, 0])
@@ -76,15 +100,9 @@ def test_weight_matrix_heat_map_with_names_and_top():
 
 
 def test_local_subspaces_of_queries_use_get_local_support():
-    class Fake:
-        feature_names_in_ = np.array(["u", "v"])
-
-        def get_local_support(self, X=None):
-            X = np.asarray(X)
-            return np.c_[X[:, 0] > 0, X[:, 1] > 0]
-
     X = np.array([[1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]])
-    fig = plot_local_subspaces(Fake(), X, samples=[2, 0], sample_labels=["a", "b", "c"])
+    est = FixedLocal(X > 0, feature_names=["u", "v"]).fit()
+    fig = plot_local_subspaces(est, X, samples=[2, 0], sample_labels=["a", "b", "c"])
     ax = fig.axes[0]
     assert ax.images[0].get_array().tolist() == [[1.0, 1.0], [1.0, 0.0]]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["#2 (c)", "#0 (a)"]
@@ -101,7 +119,7 @@ def test_recovery_on_synthetic_data_with_known_features():
     tp = n_rel - relevant[0].sum()
     assert scores.recall == pytest.approx(tp / n_rel)
     assert scores.precision == pytest.approx(tp / (tp + 59))
-    fig = plot_feature_recovery(relevant, SimpleNamespace(local_support_=found), n_samples=5)
+    fig = plot_feature_recovery(relevant, FixedLocal(found).fit(), n_samples=5)
     codes = fig.axes[0].images[0].get_array()
     assert codes.shape == (5, X.shape[1])
     assert set(np.unique(codes[0])) <= {0, 2}  # sample 0: only misses and true negatives
@@ -109,8 +127,9 @@ def test_recovery_on_synthetic_data_with_known_features():
     assert "precision" in fig.axes[0].get_title()
     _render(fig)
     # A global selector is broadcast to every sample.
-    glob = SimpleNamespace(get_support=lambda: relevant.any(axis=0))
-    assert plot_feature_recovery(relevant, glob).axes[0].images[0].get_array().max() <= 3
+    glob = SelectKBest(k=2).fit(X, _y)
+    codes = plot_feature_recovery(relevant, glob).axes[0].images[0].get_array()
+    np.testing.assert_array_equal(codes[:, ~glob.get_support()] % 2, 0)  # never selected
     with pytest.raises(ValueError, match="shape"):
         subspace_recovery(relevant, found[:, :2])
 

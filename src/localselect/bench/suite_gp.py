@@ -43,7 +43,7 @@ Suites
     The multiclass UCI sets of issue #18 (Waveform-40, splice, the Isolet
     subset, Urban land cover, DNA): 10-fold stratified CV accuracy of the
     default :class:`~localselect.GPLocalFeatureSelection` beside 5-NN and
-    8-NN on all standardised features, with the chosen ``gamma_``, subspace
+    8-NN on all standardised features, with the chosen ``threshold_``, subspace
     sizes, inner-validation scores and fit/predict times per fold. Quick
     mode: stratified subsamples of at most 1,000 rows, 5 folds, and the
     paper's reading (``gamma=1.5``, no power floor) beside the default.
@@ -280,7 +280,7 @@ def _inner_gamma(seed, X, y, gammas, n_inner) -> float:
             warnings.simplefilter("ignore", ConvergenceWarning)
             est = _gp(seed).fit(X[tr], y[tr])
         for i, g in enumerate(gammas):
-            acc[i] += est.set_params(gamma=g).score(X[te], y[te])
+            acc[i] += est.set_params(threshold=g).score(X[te], y[te])
     # Ties: the smaller gamma (the larger subspace) wins.
     return float(gammas[int(np.argmax(acc))])
 
@@ -307,11 +307,11 @@ def _gamma_fold(seed, X, y, relevant, train, test, gammas, n_inner):
         "precision": hit / mask[has].sum(axis=1),
         "recall": hit / rel[has].sum(axis=1),
         "size": mask.sum(axis=1).mean(),
-        "gamma": est.gamma_,
+        "gamma": est.threshold_,
         "all_features": bool(est.all_features_),
     }
     for g in gammas:
-        est.set_params(gamma=g)
+        est.set_params(threshold=g)
         mask = est.get_local_support(X[test])
         hit = (mask & rel).sum(axis=1)[has]
         rows.append(
@@ -343,9 +343,9 @@ def _gamma_fold(seed, X, y, relevant, train, test, gammas, n_inner):
         est.reference_std**2,
     )
     omask = select_subspaces(oracle, est._abs_corr, chosen)
-    sq = (((Q[:, None, :] - est._X_fit[None, :, :]) ** 2) * omask[:, None, :]).sum(axis=2)
+    sq = (((Q[:, None, :] - est.X_fit_[None, :, :]) ** 2) * omask[:, None, :]).sum(axis=2)
     nearest = np.argsort(sq, axis=1, kind="stable")[:, :K]
-    votes = np.stack([np.bincount(r, minlength=len(est.classes_)) for r in est._y_fit[nearest]])
+    votes = np.stack([np.bincount(r, minlength=len(est.classes_)) for r in est.y_fit_[nearest]])
     oracle_acc = float(np.mean(est.classes_[np.argmax(votes, axis=1)] == y[test]))
     ohit = (omask & rel_cols).sum(axis=1)[has]
     # K-NN (K = 8) on the training points projected on each test point's true
@@ -580,7 +580,7 @@ UCI_SETS = ("pmlb_waveform_40", "pmlb_splice", "Isolet_subset", "urban_land_cove
 UCI_QUICK_ROWS = 1000
 
 #: The paper-faithful reading: a fixed gamma, no power floor, no fallback.
-PAPER_FAITHFUL = {"gamma": 1.5, "null_quantile": None}
+PAPER_FAITHFUL = {"threshold": 1.5, "null_quantile": None}
 
 
 def _uci_fold(seed, X, y, train, test, params) -> dict[str, Any]:
@@ -599,11 +599,11 @@ def _uci_fold(seed, X, y, train, test, params) -> dict[str, Any]:
     acc = float(est.score(X[test], y[test]))
     predict_s = time.perf_counter() - start
     v = est.validation_scores_
-    best = int(np.flatnonzero(v["gamma"] == est.gamma_)[0])
+    best = int(np.flatnonzero(v["threshold"] == est.threshold_)[0])
     return {
         "accuracy": acc,
         "size": float(est.get_local_support(X[test]).sum(axis=1).mean()),
-        "gamma": est.gamma_,
+        "gamma": est.threshold_,
         "all_features": bool(est.all_features_),
         "val_subspaces": float(v["subspaces"][best]),
         "val_all": float(v["all_features"]),
@@ -818,7 +818,9 @@ def _table4_fold(seed, X, y, train, test, init):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est = _gp(seed, gamma=SYNTHETIC_GAMMA, init_hyperparameters=init).fit(X[train], y[train])
+        est = _gp(seed, threshold=SYNTHETIC_GAMMA, init_hyperparameters=init).fit(
+            X[train], y[train]
+        )
     p = est.kernel_.get_params()
     final = [p["k1__k2__length_scale"], p["k1__k1__constant_value"], p["k2__noise_level"]]
     return float(est.score(X[test], y[test])), final
@@ -849,7 +851,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
                 "value": fit_s,
                 "target": 60.0,
                 "protocol": note,
-                "gamma_": est.gamma_,
+                "gamma_": est.threshold_,
             },
             {
                 **common,

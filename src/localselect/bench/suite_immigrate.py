@@ -97,7 +97,7 @@ QUICK_UCI = ["CRY", "IMM", "HMS", "WIN"]
 
 
 def _paper_neighbours(X) -> str | None:
-    """The paper's exact all-pairs method (``n_neighbors=None``) on its own data sets.
+    """The paper's exact all-pairs method (``n_candidates=None``) on its own data sets.
 
     Every data set of Tables 1-3 has at most 768 rows; the large-scale ones
     (thousands of rows) run the estimators' ``"auto"`` truncation, as before.
@@ -337,7 +337,7 @@ def table3(ctx: SuiteContext) -> list[dict[str, Any]]:
 
     def models(s, X):
         bim = BoostedImmigrate(
-            n_estimators=n_estimators, n_neighbors=_paper_neighbours(X), random_state=s
+            n_estimators=n_estimators, n_candidates=_paper_neighbours(X), random_state=s
         )
         return {
             "BIM": make_pipeline(StandardScaler(), bim),
@@ -373,14 +373,14 @@ def table1(ctx: SuiteContext) -> list[dict[str, Any]]:
         boosted = code not in B4G_LEFT_OUT or ctx.quick
 
         def models(s, n_estimators=n_estimators, boosted=boosted):
-            egt = Immigrate(1.0, prescreen="auto", init="im4e", n_neighbors=None)
+            egt = Immigrate(1.0, prescreen="auto", init="im4e", n_candidates=None)
             out = {"EGT": make_pipeline(StandardScaler(), egt)}
             if boosted:
                 b4g = BoostedImmigrate(
                     n_estimators=n_estimators,
                     prescreen="auto",
                     init="im4e",
-                    n_neighbors=None,
+                    n_candidates=None,
                     random_state=s,
                 )
                 out["B4G"] = make_pipeline(StandardScaler(), b4g)

@@ -93,7 +93,7 @@ def _split_error(name: str, alphas: list[int], seed: int) -> list[float]:
     X_train, X_test, y_train, y_test = table1_split(name, seed)
     errors = []
     for alpha in alphas:
-        est = LocalFeatureSelection(alpha=alpha).fit(X_train, y_train)
+        est = LocalFeatureSelection(max_features=alpha).fit(X_train, y_train)
         errors.append(100.0 * (1.0 - est.score(X_test, y_test)))
     return errors
 
@@ -160,7 +160,7 @@ def fig4(ctx: SuiteContext) -> list[dict[str, Any]]:
     for n in ctx.progress(n_irr, "fig4"):
         X, y, relevant = make_lfs_synthetic(100, n, random_state=ctx.random_state)
         for tau in taus:
-            est = LocalFeatureSelection(alpha=2, tau=tau, n_jobs=ctx.n_jobs).fit(X, y)
+            est = LocalFeatureSelection(max_features=2, max_iter=tau, n_jobs=ctx.n_jobs).fit(X, y)
             hit = (est.local_support_ | ~relevant).all(axis=1).mean()
             exact = (est.local_support_ == relevant).all(axis=1).mean()
             records.append(
@@ -442,7 +442,7 @@ def _table1_errors(name: str, alphas: list[int], variants: list[int | None], see
             100.0
             * (
                 1.0
-                - LocalFeatureSelection(alpha=a, n_candidates=nc)
+                - LocalFeatureSelection(max_features=a, n_candidates=nc)
                 .fit(X_train, y_train)
                 .score(X_test, y_test)
             )
@@ -574,7 +574,7 @@ def scale(ctx: SuiteContext) -> list[dict[str, Any]]:
 def _fig11_point(n_irrelevant: int, seed: int) -> dict[str, float]:
     """CPU seconds of one fit's representatives (alpha = 2, one iteration, one thread)."""
     X, y, _ = make_lfs_synthetic(100, n_irrelevant, random_state=seed)
-    est = LocalFeatureSelection(alpha=2, tau=1, n_jobs=1)
+    est = LocalFeatureSelection(max_features=2, max_iter=1, n_jobs=1)
     est.fit(X[:20], y[:20])  # loads the compiled core outside the timing
     cpu = time.process_time()
     wall = time.perf_counter()

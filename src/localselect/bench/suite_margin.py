@@ -213,7 +213,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if not ctx.quick:
-            model = Immigrate(1.0, prescreen="auto", init="im4e", n_neighbors=None)
+            model = Immigrate(1.0, prescreen="auto", init="im4e", n_candidates=None)
             seconds = _best_time(lambda: model.fit(X, y), repeats)
             note = f"{int(model.prescreen_support_.sum())} features kept, {model.n_iter_} iter."
             add("IM4E-IMMIGRATE singh 102x12600", "localselect", seconds, note)

@@ -27,7 +27,7 @@ A third table fits every estimator on a **30 x 5,000** table (IMMIGRATE's
 synthetic design: its two interacting columns among 4,998 noise columns;
 ``--quick``: 30 x 1,000); target fit <= 60 s each.
 
-A fourth, **IMMIGRATE against N**, fits ``Immigrate`` exact (``n_neighbors=None``)
+A fourth, **IMMIGRATE against N**, fits ``Immigrate`` exact (``n_candidates=None``)
 and with the ``"auto"`` truncation on growing stratified subsets of the
 waveform training rows, with the test accuracy and the softmax weight the
 truncation really drops (exact softmax over every hit and miss of 200
@@ -104,7 +104,7 @@ def _make(name: str, seed: int, n_features: int) -> Any:
     base, _, option = name.partition(" ")
     est = classes[base]()
     if option == "exact":
-        est.set_params(n_neighbors=None)
+        est.set_params(n_candidates=None)
     if "random_state" in est.get_params():
         est.set_params(random_state=seed)
     return est
@@ -114,13 +114,13 @@ def _true_dropped(model: Any, X: np.ndarray, y: np.ndarray, seed: int, n_rows: i
     """Mean over ``n_rows`` training samples of the exact softmax weight truncation drops.
 
     Uses only the public fitted state: the modelled features
-    (``prescreen_support_``), ``weights_``, ``n_neighbors_`` and ``sigma``; the
+    (``prescreen_support_``), ``weights_``, ``n_candidates_`` and ``sigma``; the
     kept hits and misses are found again with ``NearestNeighbors``.
     """
     from scipy.special import logsumexp
     from sklearn.neighbors import NearestNeighbors
 
-    k = getattr(model, "n_neighbors_", None)
+    k = getattr(model, "n_candidates_", None)
     if k is None:
         return None
     keep = model.prescreen_support_
@@ -195,7 +195,7 @@ def _cell(spec: dict[str, Any]) -> dict[str, Any]:
             start = time.perf_counter()
             est.transform(Xte)
             out["predict"] = time.perf_counter() - start
-    for attr in ("n_neighbors_", "dropped_weight_bound_"):
+    for attr in ("n_candidates_", "dropped_weight_bound_"):
         if hasattr(est, attr):
             out[attr] = getattr(est, attr)
     if spec.get("true_dropped"):
@@ -305,8 +305,8 @@ def _records_for(
             {**base, "metric": "accuracy (selector + 5-NN)", "value": result["selector_knn"]}
         )
         recs.append({**base, "metric": "features selected", "value": result["n_selected"]})
-    if result.get("n_neighbors_") is not None:
-        recs.append({**base, "metric": "n_neighbors_", "value": result["n_neighbors_"]})
+    if result.get("n_candidates_") is not None:
+        recs.append({**base, "metric": "n_candidates_", "value": result["n_candidates_"]})
         if result.get("dropped_weight_bound_") is not None:
             bound = result["dropped_weight_bound_"]
             recs.append({**base, "metric": "dropped weight bound", "value": bound})

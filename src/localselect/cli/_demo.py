@@ -31,7 +31,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from localselect.base import LocalSelectorMixin
+from localselect.base import is_selector, relevance_scope
 from localselect.cli._terminal import print_table
 from localselect.datasets import make_lfs_synthetic
 from localselect.utils import fast_estimators
@@ -79,14 +79,19 @@ def _as_model(estimator):
     return make_pipeline(StandardScaler(), estimator, KNeighborsClassifier(n_neighbors=5))
 
 
+def _is_local(step) -> bool:
+    """A selector whose rows may get different subsets (the rule of :mod:`localselect.base`)."""
+    return is_selector(step) and relevance_scope(step) == "local"
+
+
 def _selected_summary(step, names: list[str]) -> tuple[str, np.ndarray | None]:
-    if isinstance(step, LocalSelectorMixin):
+    if _is_local(step):
         local = step.get_local_support()
         support = local.any(axis=0)
         text = f"{local.sum(axis=1).mean():.1f}/sample; top: "
         order = np.argsort(-local.mean(axis=0), kind="stable")[:3]
         return text + ", ".join(names[j] for j in order), support
-    if hasattr(step, "get_support"):
+    if is_selector(step):
         support = step.get_support()
         chosen = [names[j] for j in np.flatnonzero(support)]
         text = ", ".join(chosen[:4]) + (f" (+{len(chosen) - 4})" if len(chosen) > 4 else "")
@@ -237,7 +242,7 @@ def write_demo_report(folder: Path, problems: list[DemoProblem], rows: list[Demo
             continue
         problem = by_name[row.problem]
         figures = []
-        local = isinstance(step, LocalSelectorMixin)
+        local = _is_local(step)
         if local or hasattr(step, "feature_importances_"):
             highlight = problem.relevant if problem.relevant is not None else None
             what = "selection frequency" if local else "feature importances"

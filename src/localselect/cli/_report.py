@@ -78,10 +78,10 @@ def _figures(
     estimator by the same rule (:mod:`localselect.base`).
     """
     from localselect import plotting
-    from localselect.base import local_support, relevance_scope
+    from localselect.base import is_selector, local_support, relevance_scope
 
     figures = []
-    local = relevance_scope(estimator) == "local" and hasattr(estimator, "get_local_support")
+    local = is_selector(estimator) and relevance_scope(estimator) == "local"
     if masks is None and local:
         masks = np.asarray(local_support(estimator, None), dtype=bool)
     if importances is not None:
@@ -95,7 +95,7 @@ def _figures(
     elif local or hasattr(estimator, "feature_importances_"):
         what = "Selection frequency across rows" if local else "Feature importances"
         highlight = None
-        if not local and hasattr(estimator, "get_support"):
+        if not local and is_selector(estimator):
             highlight = np.asarray(estimator.get_support(), dtype=bool)
             what += " (red: selected)"
         figures.append(_frequency_figure(what, masks if local else estimator, names, highlight))

@@ -168,7 +168,7 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         nargs="+",
         default=[],
         metavar="K=V",
-        help="estimator parameters, e.g. alpha=10 sigma=0.5 (values parsed as Python "
+        help="estimator parameters, e.g. max_features=10 sigma=0.5 (values parsed as Python "
         "literals or JSON); discretizer=mahalanobis:3, kbins:5 or auto for LLDS",
     )
     p.add_argument("--n-features", type=int, default=None, help="sets n_features_to_select")
@@ -335,9 +335,9 @@ def _masks(estimator: Any, X: Any, n_rows: int) -> np.ndarray | None:
     """
     import numpy as np
 
-    from localselect.base import local_support
+    from localselect.base import is_selector, local_support
 
-    if not (hasattr(estimator, "get_local_support") or hasattr(estimator, "get_support")):
+    if not is_selector(estimator):
         return None
     masks = np.asarray(local_support(estimator, X), dtype=bool)
     if masks.shape[0] != n_rows:

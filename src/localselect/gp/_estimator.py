@@ -20,6 +20,7 @@ from localselect._docstrings import fill_doc
 from localselect._pairwise import row_chunks
 from localselect._parallel import Parallel, delayed
 from localselect._progress import progress_task
+from localselect._renames import deprecated_option, renamed_attribute, renamed_parameter
 from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
 from localselect.gp._medoids import k_medoids
 from localselect.gp._multigp import (
@@ -44,7 +45,7 @@ _PATIENCE = 20
 #: hyperparameters are fitted when ``init_hyperparameters`` is None.
 _INIT_SUBSET = 200
 
-#: Values of gamma that ``gamma="auto"`` chooses from (besides all features).
+#: Values of the threshold that ``threshold="auto"`` chooses from (besides all features).
 #: They span the subspace sizes that win on the UCI sets of docs/gp.md: 1.0 on
 #: Waveform-40 and Urban land cover, 1.5 on Isolet, 2.5-3.0 on DNA and splice.
 GAMMA_GRID = (-np.inf, 0.5, 0.625, 0.75, 0.875, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
@@ -91,9 +92,10 @@ class GPLocalFeatureSelection(
     n_neighbors : int, default=8
         K of the K-NN classifier in each query's subspace (the paper's K = 8).
         At most the number of training samples.
-    gamma : float or "auto", default="auto"
-        Algorithm 2's threshold: a feature joins the subspace while its score
-        is at least ``mean + gamma * std`` of the remaining features' scores.
+    threshold : float or "auto", default="auto"
+        Algorithm 2's threshold (the paper's ``gamma``): a feature joins the
+        subspace while its score is at least ``mean + threshold * std`` of the
+        remaining features' scores.
         Larger values give smaller subspaces (Table 5). ``"auto"`` chooses it
         from ``GAMMA_GRID`` in this module (``-inf``: every feature above the power floor,
         then 0.5 to 4) by the inner validation (see Notes); a float fixes it
@@ -142,7 +144,7 @@ class GPLocalFeatureSelection(
         (same observations and kernel; at least 100 null values per query,
         from up to 10 permutations). ``None``: no floor (the paper).
     fallback : bool, default=False
-        With ``gamma="auto"``, if K-NN on all features beats the best subspaces
+        With ``threshold="auto"``, if K-NN on all features beats the best subspaces
         in the inner validation, queries use all features
         (``all_features_``). The warning is given either way.
     score_scaling : {"unit", "minmax"}, default="unit"
@@ -174,6 +176,13 @@ class GPLocalFeatureSelection(
         1 logs stages at INFO, 2 also logs iterations at DEBUG, to the logger
         ``localselect.gp._estimator``.
 
+    gamma : float or "auto", default="deprecated"
+        Old name of ``threshold``.
+
+        .. deprecated:: 0.1.0
+           Renamed ``threshold`` (``gamma`` means a kernel coefficient in
+           scikit-learn and an impurity level in LFS); removed in 0.2.0.
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -197,18 +206,23 @@ class GPLocalFeatureSelection(
         Algorithm 2's subspace of each training sample.
     n_iter_ : int
         Iterations of Algorithm 1.
-    gamma_ : float
-        The ``gamma`` queries use: the inner validation's choice with
-        ``gamma="auto"``, else ``gamma`` (``set_params(gamma=...)`` after fit
+    threshold_ : float
+        The ``threshold`` queries use: the inner validation's choice with
+        ``threshold="auto"``, else ``threshold`` (``set_params(threshold=...)`` after fit
         acts on queries without refitting).
     validation_scores_ : dict
-        The inner validation: ``"gamma"`` (the values tried), ``"subspaces"``
+        The inner validation: ``"threshold"`` (the values tried), ``"subspaces"``
         (K-NN accuracy in each one's subspaces), ``"mean_size"`` (mean subspace
         size), ``"all_features"`` (K-NN accuracy on all features),
         ``"n_queries"`` and ``"n_folds"``.
     all_features_ : bool
         Whether queries use all features (``fallback=True`` and all features
         won the validation).
+    X_fit_ : ndarray of shape (n_samples_fit, n_features_in_)
+        Standardised training data (canonical column order), kept for the
+        K-NN of prediction.
+    y_fit_ : ndarray of shape (n_samples_fit,)
+        Training labels as indices into ``classes_``.
     %(fitted_input_attributes)s
 
     See Also
@@ -241,11 +255,11 @@ class GPLocalFeatureSelection(
     the feature GPs (fitted kernel, the observations outside the fold) and the
     power floor are rebuilt on the other folds, so no query's own label
     reaches its subspace, and K-NN runs among the other folds, in each
-    candidate's subspaces and on all features. ``gamma="auto"`` keeps the most
-    accurate candidate (ties: the larger ``gamma``). When the subspaces lose
+    candidate's subspaces and on all features. ``threshold="auto"`` keeps the most
+    accurate candidate (ties: the larger ``threshold``). When the subspaces lose
     to all features a ``UserWarning`` says so, with both scores in
     ``validation_scores_`` (``fallback`` decides what queries then use). The
-    subspaces are nested in ``gamma``, so one path of Algorithm 2 per query
+    subspaces are nested in ``threshold``, so one path of Algorithm 2 per query
     serves every candidate.
 
     **Our choices where the paper is silent or, we believe, wrong.**
@@ -263,13 +277,13 @@ class GPLocalFeatureSelection(
     are fitted on a random subset, not drawn at random (see
     ``init_hyperparameters``).
 
-    **Defaults** (the tables are in docs/gp.md). ``gamma="auto"`` and the
-    power floor (issue #18): no single ``gamma`` suits every data set (the
+    **Defaults** (the tables are in docs/gp.md). ``threshold="auto"`` and the
+    power floor (issue #18): no single ``threshold`` suits every data set (the
     best fixed value is 1.0 on Waveform-40 and Urban land cover, 1.5 on
     Isolet, 3.0 or more on DNA and splice), and Algorithm 2's threshold on
     the *remaining* features' scores keeps accepting features while many
-    remain (on 5,000 noise features it kept 92% at ``gamma=1.5``); the floor
-    keeps 0.7% there. The paper's reading is ``gamma=1.5,
+    remain (on 5,000 noise features it kept 92% at ``threshold=1.5``); the floor
+    keeps 0.7% there. The paper's reading is ``threshold=1.5,
     null_quantile=None``. Measured earlier on Breast Cancer with the paper's
     reading: accuracy 0.958 / 0.960 / 0.970 / 0.958 / 0.953 at gamma 0.5 / 1 /
     1.5 / 2 / 3. ``prior_mean="zero"``: with the
@@ -326,7 +340,10 @@ class GPLocalFeatureSelection(
 
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "gamma": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
+        "threshold": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
+        "gamma": deprecated_option(
+            [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})]
+        ),
         "reference_mean": [Interval(Real, None, None, closed="neither")],
         "reference_std": [Interval(Real, 0, None, closed="neither")],
         "max_observations": [Interval(Integral, 1, None, closed="left"), None],
@@ -350,11 +367,13 @@ class GPLocalFeatureSelection(
     _min_class_size = 2
     _class_size_reason = "the same-class term of eq. (3)"
 
+    gamma_ = renamed_attribute("gamma_", "threshold_")
+
     def __init__(
         self,
         n_neighbors=8,
         *,
-        gamma="auto",
+        threshold="auto",
         reference_mean=0.0,
         reference_std=0.1,
         max_observations=500,
@@ -373,9 +392,10 @@ class GPLocalFeatureSelection(
         random_state=None,
         n_jobs=None,
         verbose=0,
+        gamma="deprecated",
     ):
         self.n_neighbors = n_neighbors
-        self.gamma = gamma
+        self.threshold = threshold
         self.reference_mean = reference_mean
         self.reference_std = reference_std
         self.max_observations = max_observations
@@ -394,6 +414,7 @@ class GPLocalFeatureSelection(
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.gamma = gamma
 
     # ------------------------------------------------------------------ fit
     def _log(self, level: int, msg: str, *args) -> None:
@@ -472,9 +493,9 @@ class GPLocalFeatureSelection(
         scale[~(scale > 1e-12 * np.maximum(np.abs(center), 1.0))] = 1.0
         self._center, self._scale = center, scale
         Xs = (X - center) / scale
-        self._X_fit, self._y_fit = Xs, y_idx.astype(np.intp)
+        self.X_fit_, self.y_fit_ = Xs, y_idx.astype(np.intp)
         self._X_fit_sq = Xs * Xs
-        self._onehot = np.eye(len(self.classes_))[self._y_fit]
+        self._onehot = np.eye(len(self.classes_))[self.y_fit_]
         stds = Xs.std(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             corr = np.corrcoef(Xs, rowvar=False) if n_features > 1 else np.ones((1, 1))
@@ -496,7 +517,7 @@ class GPLocalFeatureSelection(
         n_samples, n_features = Xs.shape
         self._discrete = discrete
         self._log(1, "scoring %d samples x %d features (eq. 3)", n_samples, n_features)
-        y = self._y_fit
+        y = self.y_fit_
         # The real labels and the label permutations of the power floor share one
         # kernel matrix per feature (raw_scores_multi).
         n_perm = self._n_permutations(n_features)
@@ -593,12 +614,13 @@ class GPLocalFeatureSelection(
         do worse than all features.
         """
         n = Xs.shape[0]
-        y = self._y_fit
+        y = self.y_fit_
         n_splits = len(folds)
         chosen = np.zeros(n, dtype=bool)
         chosen[rng.choice(n, min(n, _MAX_VALIDATION), replace=False)] = True
-        auto = isinstance(self.gamma, str)
-        gammas = np.array(GAMMA_GRID if auto else (float(self.gamma),))
+        threshold = renamed_parameter(self, "gamma", "threshold")
+        auto = isinstance(threshold, str)
+        gammas = np.array(GAMMA_GRID if auto else (float(threshold),))
         hyper = self._gp.hyper
         correct = np.zeros(gammas.size)
         correct_all = 0.0
@@ -650,14 +672,14 @@ class GPLocalFeatureSelection(
         acc_all = correct_all / n_queries
         best = int(np.flatnonzero(acc == acc.max())[-1])
         self.validation_scores_ = {
-            "gamma": gammas.copy(),
+            "threshold": gammas.copy(),
             "subspaces": acc,
             "mean_size": size_sum / n_queries,
             "all_features": float(acc_all),
             "n_queries": int(n_queries),
             "n_folds": n_splits,
         }
-        self.gamma_ = float(gammas[best])
+        self.threshold_ = float(gammas[best])
         self.all_features_ = bool(auto and self.fallback and acc_all > acc[best])
         if acc_all > acc[best]:
             if self.all_features_:
@@ -665,10 +687,12 @@ class GPLocalFeatureSelection(
             elif auto:
                 action = "pass fallback=True to let queries use all features then"
             else:
-                action = "pass gamma='auto', fallback=True to let queries use all features then"
+                action = (
+                    "pass threshold='auto', fallback=True to let queries use all features then"
+                )
             warnings.warn(
                 f"{type(self).__name__}: the local subspaces scored {acc[best]:.3f} "
-                f"(gamma={gammas[best]:g}) in the model's own {n_splits}-fold validation, "
+                f"(threshold={gammas[best]:g}) in the model's own {n_splits}-fold validation, "
                 f"below K-NN on all features ({acc_all:.3f}); {action}. Both scores are "
                 "in validation_scores_.",
                 UserWarning,
@@ -676,11 +700,11 @@ class GPLocalFeatureSelection(
             )
         self._log(
             1,
-            "validation on %d samples: subspaces %s, all features %.3f; gamma_ = %g",
+            "validation on %d samples: subspaces %s, all features %.3f; threshold_ = %g",
             n_queries,
             np.array2string(acc, precision=3),
             acc_all,
-            self.gamma_,
+            self.threshold_,
         )
 
     def _to_input_layout(self, A: np.ndarray) -> np.ndarray:
@@ -798,14 +822,14 @@ class GPLocalFeatureSelection(
     def _standardise(self, X) -> np.ndarray:
         """Validated queries in the canonical column order, standardised.
 
-        Also re-checks the parameters that act on queries only (``gamma``,
+        Also re-checks the parameters that act on queries only (``threshold``,
         ``reference_mean``, ``reference_std``, ``n_neighbors``), which
         ``set_params`` may have changed since ``fit``.
         """
         self._validate_params()
-        if self.n_neighbors > self._X_fit.shape[0]:
+        if self.n_neighbors > self.X_fit_.shape[0]:
             raise ValueError(
-                f"n_neighbors={self.n_neighbors} is larger than the {self._X_fit.shape[0]} "
+                f"n_neighbors={self.n_neighbors} is larger than the {self.X_fit_.shape[0]} "
                 "training samples; pass n_neighbors <= n_samples."
             )
         return (X[:, self._cols] - self._center) / self._scale
@@ -843,7 +867,7 @@ class GPLocalFeatureSelection(
         """
         check_is_fitted(self)
         Xs = self._standardise(self._validate_for_local(X))
-        n_train = self._X_fit.shape[0]
+        n_train = self.X_fit_.shape[0]
         blocks = row_chunks(Xs.shape[0], 8 * (4 * n_train + 8 * Xs.shape[1]))
         parts = self._blocks(_block_proba, Xs, blocks, "GP local K-NN")
         if not parts:
@@ -871,7 +895,8 @@ class GPLocalFeatureSelection(
 def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
     if est.all_features_:
         return np.ones(Xs.shape, dtype=bool)
-    gamma = est.gamma_ if isinstance(est.gamma, str) else float(est.gamma)
+    threshold = renamed_parameter(est, "gamma", "threshold", warn=False)
+    gamma = est.threshold_ if isinstance(threshold, str) else float(threshold)
     floor = est._floor(est._gp_null, Xs)
     return select_subspaces(est._power(Xs), est._abs_corr, gamma, floor)
 
@@ -879,5 +904,5 @@ def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray
 def _block_proba(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
     """K-NN votes of a block of queries, each in its own subspace."""
     mask = _block_subspaces(est, Xs).astype(np.float64)
-    sq = masked_sq_dists(Xs, mask, est._X_fit, est._X_fit_sq)
+    sq = masked_sq_dists(Xs, mask, est.X_fit_, est._X_fit_sq)
     return knn_votes(sq, est._onehot, est.n_neighbors) / est.n_neighbors

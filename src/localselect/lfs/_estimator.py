@@ -17,6 +17,7 @@ from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._parallel import local_threads
 from localselect._progress import progress_task
+from localselect._renames import deprecated_option, renamed_parameter
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
 from localselect.lfs._candidate_votes import (
     candidate_sphere_votes,
@@ -63,14 +64,17 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
 
     Parameters
     ----------
-    alpha : int, default=19
-        Maximum number of features per region (``1^T f <= alpha`` in eq. (9)).
+    max_features : int, default=19
+        Maximum number of features per region (the paper's ``alpha``:
+        ``1^T f <= alpha`` in eq. (9)).
         Values above ``n_features`` act as ``n_features``.
-    gamma : float, default=0.2
-        Impurity level in [0, 1] that sets each region's radius (sec. 3.2).
-    tau : int, default=2
-        Number of iterations of Algorithm 1 (weights re-estimated from the
-        previous subsets, eq. (10)).
+    impurity : float, default=0.2
+        Impurity level in [0, 1] that sets each region's radius (the paper's
+        ``gamma``, sec. 3.2).
+    max_iter : int, default=2
+        Number of iterations of Algorithm 1 (the paper's ``tau``; weights
+        re-estimated from the previous subsets, eq. (10)); fewer when the
+        subsets stop changing.
     sigma : float, default=1.0
         Width of the neighbour weights ``exp(-(d - d_min)^2 / sigma)`` of
         eq. (10) (the authors' code; the paper has ``sigma = 1``).
@@ -113,6 +117,21 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         iterations and the progress of fits past 2 s (representatives done,
         elapsed, remaining) at INFO, 2 adds per-iteration statistics at DEBUG.
         The command line shows the same progress as a bar.
+    alpha : int, default="deprecated"
+        Old name of ``max_features``.
+
+        .. deprecated:: 0.1.0
+           Renamed ``max_features``; ``alpha`` is removed in 0.2.0.
+    gamma : float, default="deprecated"
+        Old name of ``impurity``.
+
+        .. deprecated:: 0.1.0
+           Renamed ``impurity``; ``gamma`` is removed in 0.2.0.
+    tau : int, default="deprecated"
+        Old name of ``max_iter``.
+
+        .. deprecated:: 0.1.0
+           Renamed ``max_iter``; ``tau`` is removed in 0.2.0.
 
     Attributes
     ----------
@@ -131,7 +150,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     n_iter_ : int
-        Iterations of Algorithm 1 run: ``tau``, or fewer when the subsets
+        Iterations of Algorithm 1 run: ``max_iter``, or fewer when the subsets
         stopped changing (with exact rounding the next iteration would repeat).
     X_fit_ : ndarray of shape (n_samples_fit, n_features_in_)
         Training data, kept for prediction.
@@ -153,7 +172,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
 
     Notes
     -----
-    **Algorithm** (Algorithm 1). For ``tau`` iterations and each representative
+    **Algorithm** (Algorithm 1). For ``max_iter`` iterations and each representative
     ``x_i``: weights from the previous subsets (eq. (10)), the weighted
     within- and between-class squared distances ``a``, ``b`` (eq. (5)),
     ``eps_max`` from LP (8), and for each beta LP (9), rounding, and a
@@ -202,7 +221,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     fit after installation compiles the core (about a minute, cached on disk).
 
     **Complexity.** Exact method, per iteration and representative: eq. (10)
-    weights O(U N k) for U distinct previous subsets of at most ``k = alpha``
+    weights O(U N k) for U distinct previous subsets of at most ``k = max_features``
     features (U <= N), O(N M) for ``a`` and ``b``, O(M log M) to drop the
     features no LP solution can use, O(M') per LP search step on the M' that
     remain, and per distinct candidate subset O(N log N) for the radius plus
@@ -229,7 +248,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     >>> from localselect.datasets import make_lfs_synthetic
     >>> from localselect.lfs import LocalFeatureSelection
     >>> X, y, relevant = make_lfs_synthetic(60, n_irrelevant=10, random_state=0)
-    >>> lfs = LocalFeatureSelection(alpha=2).fit(X[:40], y[:40])
+    >>> lfs = LocalFeatureSelection(max_features=2).fit(X[:40], y[:40])
     >>> lfs.local_support_.shape
     (40, 12)
     >>> bool(lfs.feature_importances_[:2].min() > lfs.feature_importances_[2:].max())
@@ -239,9 +258,12 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     """
 
     _parameter_constraints = {
-        "alpha": [Interval(Integral, 1, None, closed="left")],
-        "gamma": [Interval(Real, 0, 1, closed="both")],
-        "tau": [Interval(Integral, 1, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left")],
+        "impurity": [Interval(Real, 0, 1, closed="both")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "alpha": deprecated_option([Interval(Integral, 1, None, closed="left")]),
+        "gamma": deprecated_option([Interval(Real, 0, 1, closed="both")]),
+        "tau": deprecated_option([Interval(Integral, 1, None, closed="left")]),
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "n_beta": [Interval(Integral, 1, None, closed="left")],
         "rounding": [StrOptions({"exact", "random"})],
@@ -257,10 +279,10 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
 
     def __init__(
         self,
-        alpha=19,
+        max_features=19,
         *,
-        gamma=0.2,
-        tau=2,
+        impurity=0.2,
+        max_iter=2,
         sigma=1.0,
         n_beta=20,
         rounding="exact",
@@ -269,10 +291,13 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         random_state=None,
         n_jobs=None,
         verbose=0,
+        alpha="deprecated",
+        gamma="deprecated",
+        tau="deprecated",
     ):
-        self.alpha = alpha
-        self.gamma = gamma
-        self.tau = tau
+        self.max_features = max_features
+        self.impurity = impurity
+        self.max_iter = max_iter
         self.sigma = sigma
         self.n_beta = n_beta
         self.rounding = rounding
@@ -281,12 +306,18 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.alpha = alpha
+        self.gamma = gamma
+        self.tau = tau
 
     def _fit(self, X, y_enc, log):
         # Algorithm 1: a feature subset for every training sample
         n, m = X.shape
+        max_features = renamed_parameter(self, "alpha", "max_features")
+        impurity = renamed_parameter(self, "gamma", "impurity")
+        max_iter = renamed_parameter(self, "tau", "max_iter")
         rng = check_random_state(self.random_state)
-        seeds = rng.randint(0, 2**31 - 1, size=(self.tau, n)).astype(np.int64)
+        seeds = rng.randint(0, 2**31 - 1, size=(max_iter, n)).astype(np.int64)
         self.n_candidates_ = _resolve_candidates(self.n_candidates, n)
         if self.n_candidates_ is None:
             universe = None
@@ -306,21 +337,21 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         ensure_compiled(self.verbose, logger)
         self.n_iter_ = 0
         with progress_task(
-            self.tau * n,
+            max_iter * n,
             "LFS representatives",
             verbose=self.verbose,
             logger=logger,
             unit="representatives",
         ) as task:
-            for it in range(self.tau):
+            for it in range(max_iter):
                 res = fit_iteration(
                     X,
                     y_enc,
                     support,
                     universe,
                     seeds[it],
-                    alpha=int(self.alpha),
-                    gamma=float(self.gamma),
+                    alpha=int(max_features),
+                    gamma=float(impurity),
                     sigma=float(self.sigma),
                     n_beta=int(self.n_beta),
                     rounding=self.rounding,
@@ -335,7 +366,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
                     1,
                     "LFS iteration %d/%d: mean subset size %.2f, %d empty subsets",
                     it + 1,
-                    self.tau,
+                    max_iter,
                     support.sum(axis=1).mean(),
                     int((~support.any(axis=1)).sum()),
                 )

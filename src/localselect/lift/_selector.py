@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
 from localselect._progress import progress_task
-from localselect.base import check_classification_data, mask_or_indices, verbose_log
+from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
 from localselect.lift._budget import auto_max_size, auto_profile_size
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
@@ -61,7 +61,7 @@ def _plain(value):
 
 
 @fill_doc
-class LiftFeatureSelector(SelectorMixin, BaseEstimator):
+class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, BaseEstimator):
     """Select features, windows or profiles by the Local Lift Dependence Scale.
 
     Marcondes, Simonis and Barrera's multi-resolution feature selection on
@@ -621,51 +621,25 @@ class LiftFeatureSelector(SelectorMixin, BaseEstimator):
             rel = np.where(n_matched[:, None] > 0, counts / n_matched[:, None], 0.0)
         return rel > 0, rel
 
-    def _validate_rows(self, X):
-        if X is None:
-            return None
+    # The per-row API is LocalSelectorMixin's, on raw rows (strings, NaN allowed).
+    def _validate_for_local(self, X):
         return validate_data(self, X, reset=False, dtype=None, ensure_all_finite="allow-nan")
 
-    def get_local_support(self, X=None, *, indices=False):
-        """Get the features of the ranked profiles (windows) each row matches.
+    def _local_support_mask(self, X):
+        return self._matched_support(X)[0]
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), default=None
-            Rows in the layout of ``fit`` (raw, before the discretizer).
-            ``None``: the training rows (``local_support_``).
-        indices : bool, default=False
-            If True, return a list of index arrays, one per row.
+    def _local_relevance(self, X):
+        return self._matched_support(X)[1]
 
-        Returns
-        -------
-        support : ndarray of shape (n_samples, n_features) or list of ndarray
-            Union of the features of every result in ``results_`` with a
-            lift above 1 whose profile (``"profiles"``) or window
-            (``"windows"``) the row matches; empty when it matches none. With
-            ``resolution="features"`` every row gets ``get_support()``.
-        """
+    def _training_local_relevance(self):
         check_is_fitted(self)
-        X = self._validate_rows(X)
-        mask = self.local_support_ if X is None else self._matched_support(X)[0]
-        return mask_or_indices(mask, indices)
+        return self.local_relevance_
 
-    def local_relevance(self, X=None):
-        """Fraction of the results a row matches that use each feature.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), default=None
-            Rows as for :meth:`get_local_support`; ``None``: the training rows.
-
-        Returns
-        -------
-        relevance : ndarray of shape (n_samples, n_features)
-            0 for a row that matches no result.
-        """
-        check_is_fitted(self)
-        X = self._validate_rows(X)
-        return self.local_relevance_ if X is None else self._matched_support(X)[1]
+    # The global answer is the search's best subset (``best_features_``), not the
+    # union of the rows' subsets: ``get_support`` and ``transform`` are SelectorMixin's.
+    get_support = SelectorMixin.get_support
+    transform = SelectorMixin.transform
+    get_feature_names_out = SelectorMixin.get_feature_names_out
 
     def _get_support_mask(self):
         check_is_fitted(self)

@@ -1,11 +1,22 @@
 """Margin-based feature weighting: Relief family, IM4E, IMMIGRATE and its boosted form.
 
-The vectorised kernels are one module per family: nearest hit/miss methods in
-:mod:`localselect.margin._nn_kernels`, softmax-margin weight vectors (IM4E,
-I-RELIEF) in :mod:`localselect.margin._vector_kernels`, the IMMIGRATE matrix in
-:mod:`localselect.margin._matrix_kernels`; the last two share the hit/miss
-softmax of :mod:`localselect.margin._kernels` and the chunked ``|x_i - x_j|``
-work of :mod:`localselect._pairwise`.
+Layout, one module per concern:
+
+* :mod:`localselect.margin._nn_kernels` (and the compiled
+  :mod:`~localselect.margin._relieff_numba`): nearest hit/miss methods
+  (Relief, ReliefF, Simba);
+* :mod:`localselect.margin._kernels`: what the softmax-margin kernels share
+  (the hit/miss softmax over all pairs, the quadratic form, the alternation);
+* :mod:`localselect.margin._vector_kernels` and
+  :mod:`localselect.margin._matrix_kernels`: one pass of IM4E / I-RELIEF and of
+  IMMIGRATE, each in its exact form beside its neighbour-truncated twin;
+* :mod:`localselect.margin._neighbours`: the neighbour search of truncation;
+* :mod:`localselect.margin._pairs`: the one pair source (every pair, or the
+  kept neighbours) the solvers call, and the one resolver of ``n_candidates``;
+* :mod:`localselect.margin._solvers`: I-RELIEF, IM4E, Algorithm 2 and the
+  fit of one IMMIGRATE model over a pair source;
+* :mod:`localselect.margin._missing`: expected differences for missing values;
+* one module per estimator.
 
 :func:`relieff` is public as a numeric building block (the ReliefF weights of
 validated float64 data and integer class codes, with a choice of the numpy or

@@ -14,18 +14,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._progress import progress_task
+from localselect._renames import deprecated_option
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
-from localselect.margin._common import NEED_HITS
-from localselect.margin._immigrate import Immigrate, resolve_prescreen, with_fit_result
-from localselect.margin._matrix_kernels import expected_distances, immigrate_fit, prescreen_mask
-from localselect.margin._neighbours import (
-    auto_neighbors,
-    build_neighbours,
-    check_exact_with_missing,
-    expected_distances_truncated,
-    query_class_neighbours,
+from localselect.margin._common import (
+    CANDIDATES_CONSTRAINT,
+    NEED_HITS,
+    CandidatesMixin,
+    n_candidates,
 )
-from localselect.margin._vector_kernels import im4e
+from localselect.margin._immigrate import Immigrate, resolve_prescreen, with_fit_result
+from localselect.margin._pairs import AllPairs, resolve_pairs
+from localselect.margin._solvers import im4e, immigrate_fit, prescreen_mask
 
 __all__ = ["BoostedImmigrate"]
 
@@ -33,7 +32,9 @@ logger = logging.getLogger(__name__)
 
 
 @fill_doc
-class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
+class BoostedImmigrate(
+    CandidatesMixin, LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator
+):
     """Boosted IMMIGRATE (BIM): AdaBoost with IMMIGRATE as the weak learner.
 
     Algorithm 3 of Zhao, Hong and Liu: round ``t`` fits IMMIGRATE on the
@@ -62,13 +63,13 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
     prescreen : float, "auto", "high-dim" or None, default="high-dim"
         IM4E pre-screen of the features (see :class:`Immigrate`); computed
         once, before boosting.
-    n_neighbors : int, "auto" or None, default="auto"
+    n_candidates : int, "auto" or None, default="auto"
         Neighbour truncation of every weak learner (see :class:`Immigrate`).
         The neighbours are found once and shared by all rounds. ``"auto"``:
         exact up to 1,000 samples while ``N^2 A^2 <= 4e7``, else
         ``k = 2e7 / (N A^2)`` clipped to [10, 100] (a fiftieth of
         :class:`Immigrate`'s budget, since a fit runs up to ``n_estimators``
-        rounds). The paper's exact method is ``n_neighbors=None`` (the
+        rounds). The paper's exact method is ``n_candidates=None`` (the
         reproduction suites use it). Data with missing values run exact; when
         ``"auto"`` would truncate and the exact fit needs more than 2e11
         multiply-adds (``n_estimators * max_iter * N^2 A^2``), ``fit`` refuses
@@ -86,6 +87,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
     verbose : int, default=0
         1 logs each round and the progress of fits past 2 s (INFO) to
         ``logging.getLogger("localselect.margin")``.
+    %(n_neighbors_deprecated)s
 
     Attributes
     ----------
@@ -102,7 +104,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
     feature_importances_ : ndarray of shape (n_features_in_,)
         Vote-weighted mean of the learners' diagonal weights (what
         ``get_support`` and ``transform`` select on).
-    n_neighbors_ : int or None
+    n_candidates_ : int or None
         Hits and misses kept per sample; None for the exact method.
     %(fitted_classes_attributes)s
 
@@ -174,7 +176,8 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
             StrOptions({"auto", "high-dim"}),
             None,
         ],
-        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
+        "n_candidates": CANDIDATES_CONSTRAINT,
+        "n_neighbors": deprecated_option(CANDIDATES_CONSTRAINT),
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -192,11 +195,12 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         max_iter=5,
         init="identity",
         prescreen="high-dim",
-        n_neighbors="auto",
+        n_candidates="auto",
         n_features_to_select=None,
         random_state=None,
         n_jobs=None,
         verbose=0,
+        n_neighbors="deprecated",
     ):
         self.n_estimators = n_estimators
         self.sigma_max = sigma_max
@@ -204,11 +208,12 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         self.max_iter = max_iter
         self.init = init
         self.prescreen = prescreen
-        self.n_neighbors = n_neighbors
+        self.n_candidates = n_candidates
         self.n_features_to_select = n_features_to_select
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.n_neighbors = n_neighbors
 
     def _fit(self, X, codes, log):
         # Algorithm 3
@@ -224,24 +229,25 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         prescreen, max_features = resolve_prescreen(self.prescreen, X.shape[1])
         im4e_weights = None
         if prescreen is not None or self.init == "im4e":
-            im4e_weights = im4e(X, codes, 1.0, n_jobs=self.n_jobs, warn=False).weights
+            im4e_weights = im4e(AllPairs(X, codes, n_jobs=self.n_jobs), 1.0, warn=False).weights
         # The modelled features and their neighbours are the same in every round.
         keep = np.ones(X.shape[1], dtype=bool)
         if prescreen is not None:
             keep = prescreen_mask(im4e_weights, prescreen, max_features=max_features)
         Xk = X[:, keep]
-        n_nb = self.n_neighbors
-        if n_nb == "auto":
-            n_nb = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=2e7)
-        neighbours = None
-        # Missing values: the neighbour search needs complete rows, so run exact.
-        if n_nb is not None and np.isnan(Xk).any():
-            if self.n_neighbors == "auto":
-                passes = self.n_estimators * self.max_iter
-                check_exact_with_missing("BoostedImmigrate", n, Xk.shape[1], passes)
-        elif n_nb is not None:
-            neighbours = build_neighbours(Xk, codes, k, int(n_nb), n_jobs=self.n_jobs)
-        self.n_neighbors_ = None if neighbours is None else neighbours.k
+        k_param = n_candidates(self)
+        pairs = resolve_pairs(
+            Xk,
+            codes,
+            k_param,
+            method="BoostedImmigrate",
+            budget=2e7,
+            power=2,
+            passes=self.n_estimators * self.max_iter,
+            n_jobs=self.n_jobs,
+        )
+        self.n_candidates_ = pairs.n_candidates
+        loo_query = pairs.query(Xk, leave_one_out=True)
         factor = (self.sigma_min / self.sigma_max) ** (1.0 / self.n_estimators)
         D = np.full(n, 1.0 / n)
         sigma = self.sigma_max
@@ -264,36 +270,23 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
                     im4e_weights=im4e_weights,
                     n_jobs=self.n_jobs,
                     warn=False,
-                    neighbours=neighbours,
+                    pairs=pairs,
                 )
                 learner = Immigrate(
                     sigma,
                     max_iter=self.max_iter,
                     init=self.init,
                     prescreen=self.prescreen,
-                    n_neighbors=self.n_neighbors,
+                    n_candidates=k_param,
                     n_jobs=self.n_jobs,
                 )
-                with_fit_result(learner, result, X, codes, self.classes_)
+                with_fit_result(learner, result, codes, self.classes_)
                 task.advance()
                 if first is None:
                     first = learner
-                if neighbours is None:
-                    loo = expected_distances(
-                        Xk,
-                        Xk,
-                        codes,
-                        k,
-                        result.modelled_weights,
-                        sigma,
-                        leave_one_out=True,
-                        n_jobs=self.n_jobs,
-                    )
-                else:
-                    nb = neighbours.classes
-                    loo = expected_distances_truncated(
-                        Xk, Xk, nb.indices, nb.distance, result.modelled_weights, sigma
-                    )
+                loo = pairs.expected_distances(
+                    loo_query, result.modelled_weights, sigma, n_jobs=self.n_jobs
+                )
                 pred = np.argmin(loo, axis=1)
                 wrong = pred != codes
                 eps = float(D @ wrong)
@@ -325,6 +318,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
             )
             estimators, votes, errors, sigmas = [first], [1.0], [np.nan], [self.sigma_max]
         self.estimators_ = estimators
+        self._pairs = pairs
         self.estimator_weights_ = np.asarray(votes)
         self.estimator_errors_ = np.asarray(errors)
         self.sigmas_ = np.asarray(sigmas)
@@ -338,22 +332,15 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
         votes = np.zeros((X.shape[0], len(self.classes_)))
         rows = np.arange(X.shape[0])
-        first = self.estimators_[0]
-        nb = first._neighbours
-        shared = all(est._neighbours is nb for est in self.estimators_)
-        if nb is not None and shared and not np.isnan(X).any():
-            # One neighbour query serves every learner (same features, same samples).
-            Xk = X[:, first._features]
-            rows_of = [np.flatnonzero(first._codes == c) for c in range(len(self.classes_))]
-            index, distance = query_class_neighbours(nb.models, rows_of, Xk, nb.k)
-            for est, alpha in zip(self.estimators_, self.estimator_weights_):
-                s = expected_distances_truncated(
-                    Xk, est._X_fit, index, distance, est._Wk, est.sigma
-                )
-                votes[rows, np.argmin(s, axis=1)] += alpha
-            return votes
+        # Every learner models the same features over the same pair source, so
+        # one neighbour query serves them all.
+        f = self.estimators_[0].features_
+        query = self._pairs.query(X[:, f])
         for est, alpha in zip(self.estimators_, self.estimator_weights_):
-            votes[rows, np.argmin(est.expected_distances(X), axis=1)] += alpha
+            s = self._pairs.expected_distances(
+                query, est.weights_[np.ix_(f, f)], est.sigma, n_jobs=self.n_jobs
+            )
+            votes[rows, np.argmin(s, axis=1)] += alpha
         return votes
 
     @fill_doc

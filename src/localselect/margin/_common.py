@@ -14,9 +14,10 @@ from sklearn.base import BaseEstimator
 
 from localselect._compat import Interval, StrOptions
 from localselect._progress import progress_task
+from localselect._renames import deprecated_option, renamed_attribute, renamed_parameter
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._kernels import VectorResult
-from localselect.margin._neighbours import resolve_neighbours
+from localselect.margin._pairs import resolve_pairs
 
 #: Why the margin methods need two samples per class.
 NEED_HITS = "a sample's 'hits' are the other samples of its class"
@@ -28,12 +29,33 @@ ITERATION_CONSTRAINTS: dict = {
     "callback": [callable, None],
 }
 
-#: ... and of the softmax-margin solvers (I-RELIEF, IM4E, IMMIGRATE): temperature, threads.
+#: The neighbour truncation ``n_candidates`` of the softmax-margin solvers.
+CANDIDATES_CONSTRAINT: list = [
+    Interval(Integral, 1, None, closed="left"),
+    StrOptions({"auto"}),
+    None,
+]
+
+#: ... and of the softmax-margin solvers (I-RELIEF, IM4E, IMMIGRATE): temperature,
+#: truncation (``n_neighbors`` its old name), threads.
 SOFTMAX_CONSTRAINTS: dict = {
     **ITERATION_CONSTRAINTS,
     "sigma": [Interval(Real, 0, None, closed="neither")],
+    "n_candidates": CANDIDATES_CONSTRAINT,
+    "n_neighbors": deprecated_option(CANDIDATES_CONSTRAINT),
     "n_jobs": [Integral, None],
 }
+
+
+def n_candidates(estimator: Any) -> int | str | None:
+    """The estimator's ``n_candidates`` (or, with a ``FutureWarning``, its old ``n_neighbors``)."""
+    return renamed_parameter(estimator, "n_neighbors", "n_candidates")
+
+
+class CandidatesMixin:
+    """The deprecated alias ``n_neighbors_`` of ``n_candidates_`` (the margin family)."""
+
+    n_neighbors_ = renamed_attribute("n_neighbors_", "n_candidates_")
 
 
 def iteration_callback(
@@ -105,11 +127,12 @@ class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator
         return tags
 
 
-class _SoftmaxMarginSelector(_FeatureWeightSelector):
+class _SoftmaxMarginSelector(CandidatesMixin, _FeatureWeightSelector):
     """IM4E and I-RELIEF: a softmax-margin kernel over all pairs or the kept neighbours.
 
-    The neighbour truncation (``n_neighbors``) is resolved once, then the
-    method's kernel of :mod:`localselect.margin._vector_kernels` alternates.
+    The pair source (every pair, or the neighbour truncation ``n_candidates``)
+    is resolved once, then the method's solver of
+    :mod:`localselect.margin._solvers` alternates over it.
     Subclasses write ``__init__`` and set ``_method`` (the name in logs and
     progress) and ``_kernel``.
     """
@@ -117,25 +140,24 @@ class _SoftmaxMarginSelector(_FeatureWeightSelector):
     _parameter_constraints: dict = {
         **_FeatureWeightSelector._parameter_constraints,
         **SOFTMAX_CONSTRAINTS,
-        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
     }
     _method: str
     _kernel: Callable[..., VectorResult]
 
     def _fit_weights(self, X, codes, log):
         log(1, "%s: %d samples, %d features, sigma=%g", self._method, *X.shape, self.sigma)
-        neighbours = resolve_neighbours(
-            X, codes, self.n_neighbors, budget=1e8, power=1, n_jobs=self.n_jobs
+        pairs = resolve_pairs(
+            X,
+            codes,
+            n_candidates(self),
+            method=type(self).__name__,
+            budget=1e8,
+            power=1,
+            passes=self.max_iter,
+            n_jobs=self.n_jobs,
         )
-        self.n_neighbors_ = None if neighbours is None else neighbours.k
+        self.n_candidates_ = pairs.n_candidates
         with iterations(self, self._method, log) as callback:
             return type(self)._kernel(
-                X,
-                codes,
-                self.sigma,
-                max_iter=self.max_iter,
-                tol=self.tol,
-                n_jobs=self.n_jobs,
-                callback=callback,
-                neighbours=neighbours,
+                pairs, self.sigma, max_iter=self.max_iter, tol=self.tol, callback=callback
             )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from localselect._docstrings import fill_doc
-from localselect.margin import _vector_kernels
+from localselect.margin import _solvers
 from localselect.margin._common import _SoftmaxMarginSelector
 
 __all__ = ["IM4E"]
@@ -34,13 +34,7 @@ class IM4E(_SoftmaxMarginSelector):
         value.
     n_features_to_select : int, float or None, default=None
         %(n_features_to_select)s
-    n_neighbors : int, "auto" or None, default="auto"
-        Neighbour truncation: each sample's softmax runs over its
-        ``n_neighbors`` nearest hits and nearest misses (Euclidean, found
-        once), O(N k A) per iteration instead of O(N^2 A). ``None`` is the
-        exact all-pairs method. ``"auto"``: exact up to 1,000 samples while
-        ``N^2 A <= 2e8``, else ``k = 1e8 / (N A)`` clipped to [10, 100] (see
-        :class:`Immigrate` for the dropped-weight bound).
+    %(n_candidates_vector)s
     n_jobs : int, default=None
         Threads over row blocks of the pairwise work; results do not depend on
         it.
@@ -49,6 +43,7 @@ class IM4E(_SoftmaxMarginSelector):
         ``logging.getLogger("localselect.margin")``.
     callback : callable, default=None
         Called as ``callback(iteration, cost)`` after each iteration.
+    %(n_neighbors_deprecated)s
 
     Attributes
     ----------
@@ -58,7 +53,7 @@ class IM4E(_SoftmaxMarginSelector):
         Cost after each iteration: ``-w^T z + sigma * sum_n (E_miss - E_hit)``.
     n_iter_ : int
         Iterations run.
-    n_neighbors_ : int or None
+    n_candidates_ : int or None
         Hits and misses kept per sample; None for the exact method.
     %(fitted_classes_attributes)s
 
@@ -83,7 +78,7 @@ class IM4E(_SoftmaxMarginSelector):
     :class:`~localselect.margin.DegenerateMarginWarning` is raised; at
     ``max_iter`` a ``ConvergenceWarning``. A constant feature has ``|d| = 0``
     everywhere and gets weight 0. Time O(N^2 A) per iteration for the exact method (O(N k A)
-    with ``n_neighbors=k`` after one neighbour search), memory bounded
+    with ``n_candidates=k`` after one neighbour search), memory bounded
     by row blocks of the ``N x N x A`` differences.
 
     References
@@ -104,7 +99,7 @@ class IM4E(_SoftmaxMarginSelector):
     """
 
     _method = "IM4E"
-    _kernel = staticmethod(_vector_kernels.im4e)
+    _kernel = staticmethod(_solvers.im4e)
 
     def __init__(
         self,
@@ -113,16 +108,18 @@ class IM4E(_SoftmaxMarginSelector):
         max_iter=10,
         tol=1e-4,
         n_features_to_select=None,
-        n_neighbors="auto",
+        n_candidates="auto",
         n_jobs=None,
         verbose=0,
         callback=None,
+        n_neighbors="deprecated",
     ):
         self.sigma = sigma
         self.max_iter = max_iter
         self.tol = tol
         self.n_features_to_select = n_features_to_select
-        self.n_neighbors = n_neighbors
+        self.n_candidates = n_candidates
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
+        self.n_neighbors = n_neighbors

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.special import softmax
@@ -14,9 +14,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin, top_k_support
-from localselect.margin._common import NEED_HITS, SOFTMAX_CONSTRAINTS, iterations
-from localselect.margin._matrix_kernels import ImmigrateFit, expected_distances, immigrate_fit
-from localselect.margin._neighbours import expected_distances_truncated, query_class_neighbours
+from localselect.margin._common import (
+    NEED_HITS,
+    SOFTMAX_CONSTRAINTS,
+    CandidatesMixin,
+    iterations,
+    n_candidates,
+)
+from localselect.margin._solvers import ImmigrateFit, immigrate_fit
 
 __all__ = ["DENSE_MAX_FEATURES", "Immigrate", "resolve_prescreen", "with_fit_result"]
 
@@ -38,7 +43,9 @@ def resolve_prescreen(prescreen, n_features: int) -> tuple[float | str | None, i
 
 
 @fill_doc
-class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
+class Immigrate(
+    CandidatesMixin, LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator
+):
     """IMMIGRATE feature and interaction weights, and its margin classifier.
 
     Learns a symmetric, element-wise non-negative matrix ``W`` with
@@ -81,11 +88,11 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         ``"high-dim"``: none up to 500 features, ``"auto"`` beyond, keeping at
         most the 500 features of largest IM4E weight (so memory stays
         O(500^2) whatever ``A``).
-    n_neighbors : int, "auto" or None, default="auto"
+    n_candidates : int, "auto" or None, default="auto"
         Neighbour truncation: each sample's softmax runs over its
-        ``n_neighbors`` nearest hits and nearest misses (Euclidean distance of
+        ``n_candidates`` nearest hits and nearest misses (Euclidean distance of
         the modelled features, found once), and prediction over the
-        ``n_neighbors`` nearest training samples of each class. ``None`` is the
+        ``n_candidates`` nearest training samples of each class. ``None`` is the
         exact all-pairs method of the paper. ``"auto"``: exact up to 1,000
         samples while ``N^2 A^2 <= 2e9`` (every data set of the paper), else
         ``k = 1e9 / (N A^2)`` clipped to [10, 100] (see Notes).
@@ -109,6 +116,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         ``logging.getLogger("localselect.margin")``.
     callback : callable, default=None
         Called as ``callback(iteration, cost)`` after each iteration.
+    %(n_neighbors_deprecated)s
 
     Attributes
     ----------
@@ -128,8 +136,14 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         Features modelled (all True without ``prescreen``).
     im4e_weights_ : ndarray of shape (n_features_in_,) or None
         IM4E weights when ``prescreen`` or ``init="im4e"`` used them, else None.
-    n_neighbors_ : int or None
+    n_candidates_ : int or None
         Hits and misses kept per sample; None for the exact method.
+    features_ : ndarray of shape (n_features_modelled,)
+        Indices of the modelled features (all unless pre-screened).
+    X_fit_ : ndarray of shape (n_samples_fit, n_features_modelled)
+        Training data of the modelled features, kept for prediction.
+    y_fit_ : ndarray of shape (n_samples_fit,)
+        Training labels as indices into ``classes_``.
     dropped_weight_bound_ : float
         Mean over the training samples of the bound on the exact softmax
         weight the truncation dropped (the larger of hits and misses, at the
@@ -176,8 +190,8 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
     A = 50 peaks at 1.35 GiB resident. ``predict`` costs O(N_query N A^2) and
     keeps the training data of the modelled features.
 
-    **Neighbour truncation** (``n_neighbors``, ours). Far pairs carry little
-    softmax weight, so with ``k = n_neighbors`` each sample keeps its ``k``
+    **Neighbour truncation** (``n_candidates``, ours). Far pairs carry little
+    softmax weight, so with ``k = n_candidates`` each sample keeps its ``k``
     nearest hits and ``k`` nearest misses (Euclidean, in the modelled
     features, found once by :class:`~sklearn.neighbors.NearestNeighbors`)
     and Algorithm 2 runs over them: O(N k A^2) per iteration, memory
@@ -244,7 +258,6 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
             StrOptions({"auto", "high-dim"}),
             None,
         ],
-        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -262,12 +275,13 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         nonnegative=True,
         prune=False,
         prescreen="high-dim",
-        n_neighbors="auto",
+        n_candidates="auto",
         n_features_to_select=None,
         random_state=None,
         n_jobs=None,
         verbose=0,
         callback=None,
+        n_neighbors="deprecated",
     ):
         self.sigma = sigma
         self.max_iter = max_iter
@@ -276,12 +290,13 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         self.nonnegative = nonnegative
         self.prune = prune
         self.prescreen = prescreen
-        self.n_neighbors = n_neighbors
+        self.n_candidates = n_candidates
         self.n_features_to_select = n_features_to_select
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
+        self.n_neighbors = n_neighbors
 
     def _fit(self, X, codes, log):
         # Algorithm 2 on the (pre-screened) features
@@ -297,7 +312,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
                 init=self.init,
                 prescreen=prescreen,
                 max_features=max_features,
-                n_neighbors=self.n_neighbors,
+                n_candidates=n_candidates(self),
                 nonnegative=self.nonnegative,
                 prune=self.prune,
                 max_iter=self.max_iter,
@@ -306,7 +321,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
                 callback=callback,
             )
         log(1, "IMMIGRATE: modelled %d of %d features", len(result.features), X.shape[1])
-        return with_fit_result(self, result, X, codes, self.classes_)
+        return with_fit_result(self, result, codes, self.classes_)
 
     @property
     def interaction_importances_(self):
@@ -319,29 +334,12 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         np.fill_diagonal(W, 0.0)
         return W
 
-    def _expected_distances(self, X, *, leave_one_out=False):
-        nb = self._neighbours
-        # A query with missing values is compared with every training sample (exact).
-        if nb is not None and not np.isnan(X[:, self._features]).any():
-            if leave_one_out:
-                index, distance = nb.classes.indices, nb.classes.distance
-            else:
-                rows_of = [np.flatnonzero(self._codes == c) for c in range(len(self.classes_))]
-                index, distance = query_class_neighbours(
-                    nb.models, rows_of, X[:, self._features], nb.k
-                )
-            return expected_distances_truncated(
-                X[:, self._features], self._X_fit, index, distance, self._Wk, self.sigma
-            )
-        return expected_distances(
-            X[:, self._features],
-            self._X_fit,
-            self._codes,
-            len(self.classes_),
-            self._Wk,
-            self.sigma,
-            leave_one_out=leave_one_out,
-            n_jobs=self.n_jobs,
+    def _expected_distances(self, X):
+        # The pair source of the fit: every training sample, or each class's nearest.
+        f = self.features_
+        query = self._pairs.query(X[:, f])
+        return self._pairs.expected_distances(
+            query, self.weights_[np.ix_(f, f)], self.sigma, n_jobs=self.n_jobs
         )
 
     @fill_doc
@@ -389,16 +387,16 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         return tags
 
 
-def with_fit_result(estimator: Immigrate, result: ImmigrateFit, X, codes, classes) -> Immigrate:
+def with_fit_result(estimator: Immigrate, result: ImmigrateFit, codes, classes) -> Immigrate:
     """Give ``estimator`` the fitted attributes of a kernel result, and return it.
 
     The one place an :class:`Immigrate` receives its fitted state: its own
     ``fit`` and every round of :class:`~localselect.margin.BoostedImmigrate`
-    (which fits with sample weights) go through it. ``X`` (validated float64,
-    all features) and ``codes`` (class codes into ``classes``) are the
-    training data; predictions keep its modelled columns.
+    (which fits with sample weights) go through it. ``codes`` (class codes
+    into ``classes``) are the training labels; ``result.pairs`` holds the
+    training data of the modelled features, which predictions keep.
     """
-    estimator.n_features_in_ = X.shape[1]
+    estimator.n_features_in_ = result.weights.shape[0]
     estimator.classes_ = classes
     estimator.weights_ = result.weights
     estimator.feature_importances_ = result.weights.diagonal().copy()
@@ -406,11 +404,10 @@ def with_fit_result(estimator: Immigrate, result: ImmigrateFit, X, codes, classe
     estimator.n_iter_ = result.n_iter
     estimator.prescreen_support_ = result.prescreen_support
     estimator.im4e_weights_ = result.im4e_weights
-    estimator._features = result.features
-    estimator._Wk = result.modelled_weights
-    estimator._X_fit = X[:, result.features]
-    estimator._codes = codes
-    estimator._neighbours = result.neighbours
-    estimator.n_neighbors_ = None if result.neighbours is None else result.neighbours.k
+    estimator.features_ = result.features
+    estimator.X_fit_ = result.pairs.X
+    estimator.y_fit_ = codes
+    estimator.n_candidates_ = result.pairs.n_candidates
     estimator.dropped_weight_bound_ = result.dropped_weight_bound
+    estimator._pairs = result.pairs
     return estimator

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from localselect._docstrings import fill_doc
-from localselect.margin import _vector_kernels
+from localselect.margin import _solvers
 from localselect.margin._common import _SoftmaxMarginSelector
 
 __all__ = ["IRelief"]
@@ -32,13 +32,7 @@ class IRelief(_SoftmaxMarginSelector):
         Stop when ``||w_new - w||_2 < tol`` (Sun's theta).
     n_features_to_select : int, float or None, default=10
         %(n_features_to_select)s
-    n_neighbors : int, "auto" or None, default="auto"
-        Neighbour truncation: each sample's softmax runs over its
-        ``n_neighbors`` nearest hits and nearest misses (Euclidean, found
-        once), O(N k A) per iteration instead of O(N^2 A). ``None`` is the
-        exact all-pairs method. ``"auto"``: exact up to 1,000 samples while
-        ``N^2 A <= 2e8``, else ``k = 1e8 / (N A)`` clipped to [10, 100] (see
-        :class:`Immigrate` for the dropped-weight bound).
+    %(n_candidates_vector)s
     n_jobs : int, default=None
         Threads over row blocks; results do not depend on it.
     verbose : int, default=0
@@ -46,6 +40,7 @@ class IRelief(_SoftmaxMarginSelector):
         ``logging.getLogger("localselect.margin")``.
     callback : callable, default=None
         Called as ``callback(iteration, change_of_w)`` after each iteration.
+    %(n_neighbors_deprecated)s
 
     Attributes
     ----------
@@ -55,7 +50,7 @@ class IRelief(_SoftmaxMarginSelector):
         ``||w_new - w||_2`` after each iteration.
     n_iter_ : int
         Iterations run.
-    n_neighbors_ : int or None
+    n_candidates_ : int or None
         Hits and misses kept per sample; None for the exact method.
     %(fitted_classes_attributes)s
 
@@ -73,7 +68,7 @@ class IRelief(_SoftmaxMarginSelector):
     small ``sigma`` does not underflow. Starts from uniform weights; a margin
     vector without a positive entry keeps the previous weights and warns.
     Time O(N^2 A) per iteration for the exact method (O(N k A)
-    with ``n_neighbors=k`` after one neighbour search), memory bounded by row blocks.
+    with ``n_candidates=k`` after one neighbour search), memory bounded by row blocks.
 
     References
     ----------
@@ -93,7 +88,7 @@ class IRelief(_SoftmaxMarginSelector):
     """
 
     _method = "I-RELIEF"
-    _kernel = staticmethod(_vector_kernels.irelief)
+    _kernel = staticmethod(_solvers.irelief)
 
     def __init__(
         self,
@@ -102,16 +97,18 @@ class IRelief(_SoftmaxMarginSelector):
         max_iter=20,
         tol=1e-3,
         n_features_to_select=10,
-        n_neighbors="auto",
+        n_candidates="auto",
         n_jobs=None,
         verbose=0,
         callback=None,
+        n_neighbors="deprecated",
     ):
         self.sigma = sigma
         self.max_iter = max_iter
         self.tol = tol
         self.n_features_to_select = n_features_to_select
-        self.n_neighbors = n_neighbors
+        self.n_candidates = n_candidates
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
+        self.n_neighbors = n_neighbors

@@ -8,21 +8,23 @@ The kernels live in one module per family:
 
 * :mod:`localselect.margin._nn_kernels`: nearest hit/miss methods (Relief,
   ReliefF, Simba);
-* :mod:`localselect.margin._vector_kernels`: softmax-margin feature weights
-  (IM4E, I-RELIEF);
-* :mod:`localselect.margin._matrix_kernels`: the IMMIGRATE weight matrix and
-  its classifier.
+* :mod:`localselect.margin._vector_kernels`: the margin vector of IM4E and
+  I-RELIEF;
+* :mod:`localselect.margin._matrix_kernels`: the IMMIGRATE weight matrix
+  pass and its classifier;
 
-This module holds what the last two share: the hit/miss softmax of eq. (3.6)
-over an ``N x N`` matrix of pair distances, the block runner, the quadratic
-form of eq. (3.3), the records of one pass and of a fit, and the alternating
-loop of Algorithm 2 (:func:`alternate`). All pairwise work runs over blocks of rows
+their solvers (:mod:`localselect.margin._solvers`) run over a pair source of
+:mod:`localselect.margin._pairs`. This module holds what the last two share:
+the hit/miss softmax of eq. (3.6) over an ``N x N`` matrix of pair distances,
+the block runner, the quadratic form of eq. (3.3), the records of one pass and
+of a fit, and the alternating loop of Algorithm 2 (:func:`alternate`). All
+pairwise work runs over blocks of rows
 (:func:`localselect._pairwise.row_chunks`) or of pairs ``n < j``
-(:class:`localselect._pairwise.PairDiffs`), never the whole ``N x N x A``
-array unless it fits the working-memory budget; blocks may run in parallel
-threads, and their partial sums are added in block order, so results do not
-depend on ``n_jobs``. Kernels never validate user input: they take float64
-``X`` and integer class codes ``0 .. C-1`` with at least two samples per class.
+(:class:`localselect._pairwise.PairDiffs`), never the whole ``N x N x A`` array
+unless it fits the working-memory budget; blocks may run in parallel threads,
+and their partial sums are added in block order, so results do not depend on
+``n_jobs``. Kernels never validate user input: they take float64 ``X`` and
+integer class codes ``0 .. C-1`` with at least two samples per class.
 
 ``X`` may hold NaN for missing values: every difference ``|x_n - x_j|`` with an
 unknown entry is then the expected difference of :mod:`localselect.margin._missing`

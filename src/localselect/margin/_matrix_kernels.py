@@ -1,58 +1,47 @@
-"""The IMMIGRATE matrix kernel: Algorithm 2, its pre-screen and the classifier (3.18).
+"""The IMMIGRATE matrix kernels: one pass of Algorithm 2 and the classifier (3.18).
 
-Notation and blocking as in :mod:`localselect.margin._kernels`. One iteration
-(:func:`immigrate_step`) is three passes: the quadratic-Manhattan distances
-``q`` of every pair (:func:`pair_quad_forms`, eq. (3.3)), the hit/miss softmax
+Notation and blocking as in :mod:`localselect.margin._kernels`. Each kernel
+stands here in its exact form (every pair) and, next to it, its
+neighbour-truncated form (each sample's kept hits and misses, from
+:mod:`localselect.margin._neighbours`); :mod:`localselect.margin._pairs` puts the
+two behind one interface, so the solvers of :mod:`localselect.margin._solvers`
+never choose between them.
+
+One exact iteration (:func:`immigrate_step`) is three passes: the
+quadratic-Manhattan distances ``q`` of every pair (:func:`pair_quad_forms`,
+eq. (3.3)), the hit/miss softmax
 (:func:`~localselect.margin._kernels.softmax_coefficients`, eq. (3.6)) and the
 matrix Sigma of Theorem 3.1 (:func:`scatter_matrix`); :func:`update_weight_matrix`
-then gives the new ``W``. :func:`immigrate_fit` is the whole fit of one
-IMMIGRATE model (IM4E pre-screen, initial ``W``, Algorithm 2, pruning), used by
-both :class:`~localselect.margin.Immigrate` and every round of
-:class:`~localselect.margin.BoostedImmigrate`.
+then gives the new ``W``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import NamedTuple
-
 import numpy as np
 import scipy.linalg
 from numpy.typing import NDArray
+from scipy.special import logsumexp
 
 from localselect._pairwise import PairDiffs, abs_diff, masked_softmax, row_chunks
 from localselect._typing import FloatArray, IntArray
 from localselect.margin._kernels import (
     ImmigrateStep,
-    alternate,
     map_blocks,
     pair_matrix,
     quad_form,
-    relative_change_at_most,
     softmax_coefficients,
 )
 from localselect.margin._missing import expected_diff
-from localselect.margin._neighbours import (
-    Neighbours,
-    auto_neighbors,
-    build_neighbours,
-    check_exact_with_missing,
-    dropped_weight_bound,
-    immigrate_step_truncated,
-)
-from localselect.margin._vector_kernels import im4e
+from localselect.margin._neighbours import HitMissLists, gather_diffs, softmax_rows
 
 __all__ = [
-    "ImmigrateFit",
-    "ImmigrateResult",
     "ImmigrateStep",
+    "dropped_weight_bound",
     "expected_distances",
-    "immigrate",
-    "immigrate_fit",
+    "expected_distances_truncated",
     "immigrate_step",
-    "initial_matrix",
+    "immigrate_step_truncated",
     "pair_quad_forms",
-    "prescreen_mask",
     "prune_weight_matrix",
     "scatter_matrix",
     "update_weight_matrix",
@@ -178,92 +167,41 @@ def prune_weight_matrix(W: FloatArray, threshold: float) -> FloatArray:
     return pruned / norm if norm > 0 else W
 
 
-class ImmigrateResult(NamedTuple):
-    """Output of :func:`immigrate`."""
-
-    weights: FloatArray
-    """The learned W, shape (A, A)."""
-    cost: FloatArray
-    """Cost (3.5)/(3.19) after each iteration."""
-    n_iter: int
-    converged: bool
-    degenerate: bool
-    """True when an iteration stopped on a Sigma without negative eigenvalues."""
-
-
-def immigrate(
+def immigrate_step_truncated(
     X: FloatArray,
-    codes: IntArray,
-    W0: FloatArray,
+    lists: HitMissLists,
+    W: FloatArray,
     sigma: float,
+    sample_weight: FloatArray,
     *,
-    sample_weight: FloatArray | None = None,
-    max_iter: int = 10,
-    tol: float = 1e-4,
-    nonnegative: bool = True,
     block_memory: float | None = None,
-    working_memory: float | None = None,
-    n_jobs: int | None = None,
-    callback: Callable[[int, float], object] | None = None,
-    warn: bool = True,
-    neighbours: Neighbours | None = None,
-) -> ImmigrateResult:
-    """Algorithm 2: alternate eq. (3.6) and Theorem 3.1 until the cost settles.
+    diffs: FloatArray | None = None,
+) -> ImmigrateStep:
+    """Eq. (3.6) and Sigma of Theorem 3.1 over each sample's kept hits and misses.
 
-    The cost recorded after iteration ``t`` is eq. (3.5) (eq. (3.19) with
-    sample weights) at ``(W^(t), alpha^(t), beta^(t))``:
-    ``tr(W Sigma) + sigma * sum_n D_n (E_miss - E_hit)``. The loop stops when
-    its relative change is at most ``tol``; at ``max_iter`` it warns
-    (``ConvergenceWarning``) unless ``warn`` is False. ``block_memory`` (MiB per
-    block) and ``working_memory`` (MiB for the cached pair differences) go to
-    :class:`~localselect._pairwise.PairDiffs`. With ``neighbours`` (a
-    :class:`~localselect.margin._neighbours.Neighbours` record of ``X``) each
-    step runs over the kept hits and misses only
-    (:func:`~localselect.margin._neighbours.immigrate_step_truncated`).
+    ``Sigma = sum_n D_n (sum_{j in H_n^k} alpha_nj d d^T - sum_{j in M_n^k} beta_nj d d^T)``
+    with alpha (beta) the softmax of ``-q / sigma`` over the kept hits (misses).
+    Rows run in blocks of at most ``block_memory`` MiB (scikit-learn's
+    ``working_memory`` by default); time O(N (k_h + k_m) A^2). ``diffs``: the
+    cached differences of :class:`Neighbours` (else gathered per block).
     """
-    n = X.shape[0]
-    sw = np.ones(n) if sample_weight is None else sample_weight
-    if neighbours is None:
-        pairs = PairDiffs(
-            X,
-            block_memory=block_memory,
-            working_memory=working_memory,
-            missing=expected_diff(X, codes),
-        )
-
-    def update(W: FloatArray) -> tuple[FloatArray, float] | None:
-        if neighbours is None:
-            step = immigrate_step(X, codes, W, sigma, sw, pairs=pairs, n_jobs=n_jobs)
-        else:
-            step = immigrate_step_truncated(
-                X,
-                neighbours.lists,
-                W,
-                sigma,
-                sw,
-                block_memory=block_memory,
-                diffs=neighbours.diffs,
-            )
-        W_new = update_weight_matrix(step.scatter, nonnegative=nonnegative)
-        if W_new is None:
-            return None
-        return W_new, float(np.sum(W_new * step.scatter) + sigma * step.entropy)
-
-    return ImmigrateResult(
-        *alternate(
-            update,
-            W0,
-            max_iter=max_iter,
-            settled=relative_change_at_most(tol),
-            callback=callback,
-            warn=warn,
-            degenerate_message="IMMIGRATE: Sigma has no negative eigenvalue, so no weight "
-            "matrix lowers the margin cost; keeping the previous W. Try a smaller sigma or "
-            "check that the classes differ in some feature.",
-            convergence_message=f"IMMIGRATE did not converge in max_iter={max_iter} "
-            f"iterations (relative cost change above tol={tol}); increase max_iter or tol.",
-        )
-    )
+    n, a = X.shape
+    cols = np.hstack([lists.hits, lists.misses])
+    valid = np.isfinite(np.hstack([lists.hit_distance, lists.miss_distance]))
+    k_h = lists.hits.shape[1]
+    total = np.zeros((a, a))
+    entropy = 0.0
+    for rows in row_chunks(n, 4 * cols.shape[1] * a * 8, block_memory):
+        F = gather_diffs(X, rows, cols[rows]) if diffs is None else diffs[rows]
+        logits = np.where(valid[rows], quad_form(F, W) / -sigma, -np.inf)
+        alpha, _, ent_h = softmax_rows(logits[:, :k_h])
+        beta, _, ent_m = softmax_rows(logits[:, k_h:])
+        s = sample_weight[rows]
+        coef = np.hstack([alpha, -beta]) * s[:, None]
+        flat = F.reshape(-1, a)
+        total += (flat * coef.reshape(-1, 1)).T @ flat
+        entropy += float(s @ (ent_m - ent_h))
+    return ImmigrateStep(0.5 * (total + total.T), entropy)
 
 
 def expected_distances(
@@ -319,186 +257,76 @@ def expected_distances(
     return np.vstack(parts) if parts else np.empty((0, n_classes))
 
 
-def initial_matrix(
-    init: str, n_features: int, rng, im4e_weights: FloatArray | None = None
-) -> FloatArray:
-    """Starting ``W`` of Algorithm 2, scaled to unit Frobenius norm.
-
-    ``"identity"``: the identity; ``"random"``: ``U + U^T`` with ``U`` uniform on
-    [0, 1) drawn from ``rng``; ``"im4e"``: the diagonal of the IM4E weights
-    (Sec. 3.6), which must then be given.
-    """
-    if init == "identity":
-        W0 = np.eye(n_features)
-    elif init == "random":
-        U = rng.uniform(size=(n_features, n_features))
-        W0 = U + U.T
-    elif init == "im4e" and im4e_weights is not None:
-        W0 = np.diag(im4e_weights)
-    else:
-        raise ValueError(f"init={init!r} needs IM4E weights" if init == "im4e" else f"{init=}")
-    return W0 / np.linalg.norm(W0)
-
-
-class ImmigrateFit(NamedTuple):
-    """Output of :func:`immigrate_fit`: one fitted IMMIGRATE model."""
-
-    weights: FloatArray
-    """W over all ``A`` features, shape (A, A); rows and columns not modelled are 0."""
-    features: NDArray[np.intp]
-    """Indices of the modelled features (all, unless pre-screened)."""
-    modelled_weights: FloatArray
-    """W over the modelled features only, the matrix eq. (3.18) predicts with."""
-    prescreen_support: NDArray[np.bool_]
-    """Modelled features as a mask of shape (A,)."""
-    im4e_weights: FloatArray | None
-    """IM4E weights of all ``A`` features when the pre-screen or the start used them."""
-    cost: FloatArray
-    n_iter: int
-    converged: bool
-    degenerate: bool
-    neighbours: Neighbours | None = None
-    """The neighbour record of the modelled features (None: exact all-pairs fit)."""
-    dropped_weight_bound: float = 0.0
-    """Mean per-sample bound on the softmax weight the truncation dropped, at the final W."""
-
-
-def immigrate_fit(
-    X: FloatArray,
-    codes: IntArray,
+def expected_distances_truncated(
+    X_query: FloatArray,
+    X_train: FloatArray,
+    index: NDArray[np.intp],
+    distance: FloatArray,
+    W: FloatArray,
     sigma: float,
     *,
-    rng,
-    init: str = "identity",
-    prescreen: float | str | None = None,
-    nonnegative: bool = True,
-    prune: bool = False,
-    max_iter: int = 10,
-    tol: float = 1e-4,
-    sample_weight: FloatArray | None = None,
-    im4e_weights: FloatArray | None = None,
-    n_jobs: int | None = None,
-    callback: Callable[[int, float], object] | None = None,
-    warn: bool = True,
-    max_features: int | None = None,
-    n_neighbors: int | str | None = None,
-    neighbour_budget: float = 1e9,
-    neighbours: Neighbours | None = None,
-) -> ImmigrateFit:
-    """One IMMIGRATE model: optional IM4E pre-screen (Sec. 3.6), Algorithm 2, pruning.
+    block_memory: float | None = None,
+) -> FloatArray:
+    """Eq. (3.18) over each query's ``k`` nearest samples of every class.
 
-    Parameters
-    ----------
-    X : ndarray of shape (N, A)
-    codes : ndarray of shape (N,)
-        Class codes; every class has at least two samples.
-    sigma : float
-        Softmax temperature and weight of the entropy terms (> 0).
-    rng : numpy.random.RandomState
-        Draws the random start (``init="random"``).
-    init, prescreen, nonnegative, prune, max_iter, tol
-        As the parameters of :class:`~localselect.margin.Immigrate`.
-    sample_weight : ndarray of shape (N,), default=None
-        ``D(x_n)`` of the weighted cost (3.19) (boosting); None: all ones.
-    im4e_weights : ndarray of shape (A,), default=None
-        Precomputed IM4E weights for the pre-screen and ``init="im4e"``; when
-        None and one of them needs them, IM4E runs here with ``sigma``,
-        ``max_iter`` and ``tol``.
-    n_jobs : int, default=None
-        Threads over pair blocks.
-    callback : callable, default=None
-        ``callback(iteration, cost)`` after each iteration of Algorithm 2.
-    warn : bool, default=True
-        Raise ``ConvergenceWarning`` / ``DegenerateMarginWarning``.
-    max_features : int, default=None
-        With the pre-screen, model at most this many features (the largest
-        IM4E weights), so memory stays O(max_features^2).
-    n_neighbors : int, "auto" or None, default=None
-        Neighbour truncation (:mod:`localselect.margin._neighbours`): ``k``
-        nearest hits and misses per sample; ``"auto"`` applies
-        :func:`~localselect.margin._neighbours.auto_neighbors` with
-        ``neighbour_budget`` to the modelled data; None is exact.
-    neighbours : Neighbours, default=None
-        A neighbour record of the modelled features computed once and shared
-        (boosting rounds); it overrides ``n_neighbors``.
+    ``index``/``distance`` (n_query, C, k) come from :func:`query_class_neighbours`
+    (or :func:`class_neighbours` for the leave-one-out training error).
+    ``s_c(x) = sum_j alpha_j^c q(x, x_j)`` over the kept samples ``j`` of class
+    ``c``; ``inf`` where a class has none. Time O(n_query C k A^2).
+    """
+    n_q, n_classes, k = index.shape
+    a = X_train.shape[1]
+    out = np.full((n_q, n_classes), np.inf)
+    flat_index = index.reshape(n_q, n_classes * k)
+    valid = np.isfinite(distance)
+    for rows in row_chunks(n_q, 4 * n_classes * k * a * 8, block_memory):
+        F = X_train[flat_index[rows]]
+        np.subtract(F, X_query[rows][:, None, :], out=F)
+        np.abs(F, out=F)
+        q = quad_form(F, W).reshape(-1, n_classes, k)
+        ok = valid[rows]
+        logits = np.where(ok, q / -sigma, -np.inf)
+        for c in range(n_classes):
+            has = ok[:, c].any(axis=1)
+            if has.any():
+                p, _, _ = softmax_rows(logits[has, c])
+                out[np.flatnonzero(has) + rows.start, c] = np.sum(
+                    np.where(ok[has, c], p * q[has, c], 0.0), axis=1
+                )
+    return out
+
+
+def dropped_weight_bound(
+    X: FloatArray,
+    lists: HitMissLists,
+    W: FloatArray,
+    sigma: float,
+    *,
+    block_memory: float | None = None,
+) -> FloatArray:
+    """Per-sample bound on the exact softmax mass the truncation drops (module docstring).
 
     Returns
     -------
-    fit : ImmigrateFit
+    delta : ndarray of shape (N,)
+        For each sample the larger of the hit and miss bounds ``F / (F + S)``;
+        0 where nothing is dropped.
     """
-    a = X.shape[1]
-    if im4e_weights is None and (prescreen is not None or init == "im4e"):
-        im4e_weights = im4e(
-            X, codes, sigma, max_iter=max_iter, tol=tol, n_jobs=n_jobs, warn=False
-        ).weights
-    keep = np.ones(a, dtype=bool)
-    if prescreen is not None and im4e_weights is not None:
-        keep = prescreen_mask(im4e_weights, prescreen, max_features=max_features)
-    features = np.flatnonzero(keep)
-    Xk = X[:, features]
-    if neighbours is None:
-        k = n_neighbors
-        missing = bool(np.isnan(Xk).any())
-        if k == "auto":
-            k = auto_neighbors(Xk.shape[0], Xk.shape[1], budget=neighbour_budget)
-            if k is not None and missing:
-                check_exact_with_missing("Immigrate", Xk.shape[0], Xk.shape[1], max_iter)
-        # Missing values: the neighbour search needs complete rows, so run exact.
-        if k is not None and not missing:
-            neighbours = build_neighbours(Xk, codes, int(codes.max()) + 1, int(k), n_jobs=n_jobs)
-    sub_im4e = None if im4e_weights is None else im4e_weights[features]
-    W0 = initial_matrix(init, len(features), rng, sub_im4e)
-    res = immigrate(
-        Xk,
-        codes,
-        W0,
-        sigma,
-        sample_weight=sample_weight,
-        max_iter=max_iter,
-        tol=tol,
-        nonnegative=nonnegative,
-        n_jobs=n_jobs,
-        callback=callback,
-        warn=warn,
-        neighbours=neighbours,
-    )
-    Wk = res.weights
-    if prune:
-        Wk = prune_weight_matrix(Wk, 1.0 / len(features))
-    W = np.zeros((a, a))
-    W[np.ix_(features, features)] = Wk
-    bound = 0.0
-    if neighbours is not None:
-        bound = float(dropped_weight_bound(Xk, neighbours.lists, Wk, sigma).mean())
-    return ImmigrateFit(
-        W,
-        features,
-        Wk,
-        keep,
-        im4e_weights,
-        res.cost,
-        res.n_iter,
-        res.converged,
-        res.degenerate,
-        neighbours,
-        bound,
-    )
-
-
-def prescreen_mask(
-    weights: FloatArray, prescreen: float | str, *, max_features: int | None = None
-) -> NDArray[np.bool_]:
-    """Features kept by the IM4E pre-screen of Sec. 3.6.
-
-    Weights above ``prescreen`` (``"auto"``: ``2 / A``) are kept, and always
-    the largest one; with ``max_features`` at most that many (the largest
-    weights, ties to the lower index).
-    """
-    a = len(weights)
-    threshold = 2.0 / a if prescreen == "auto" else float(prescreen)
-    keep = weights > threshold
-    keep[np.argmax(weights)] = True
-    if max_features is not None and keep.sum() > max_features:
-        keep = np.zeros(a, dtype=bool)
-        keep[np.argsort(-weights, kind="stable")[:max_features]] = True
-    return keep
+    n, a = X.shape
+    m = float(W.diagonal().min()) if np.all(W >= 0) else 0.0
+    out = np.zeros(n)
+    for part, dist, dropped in (
+        (lists.hits, lists.hit_distance, lists.hits_dropped),
+        (lists.misses, lists.miss_distance, lists.misses_dropped),
+    ):
+        valid = np.isfinite(dist)
+        radius = np.where(valid, dist, 0.0).max(axis=1)
+        for rows in row_chunks(n, 4 * part.shape[1] * a * 8, block_memory):
+            F = gather_diffs(X, rows, part[rows])
+            logits = np.where(valid[rows], quad_form(F, W) / -sigma, -np.inf)
+            log_s = logsumexp(logits, axis=1)
+            with np.errstate(divide="ignore"):
+                log_f = np.log(dropped[rows].astype(float)) - m * radius[rows] ** 2 / sigma
+            delta = np.where(dropped[rows] > 0, 1.0 / (1.0 + np.exp(log_s - log_f)), 0.0)
+            out[rows] = np.maximum(out[rows], delta)
+    return out

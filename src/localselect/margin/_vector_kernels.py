@@ -1,33 +1,31 @@
-"""Softmax-margin feature-weight kernels: IM4E and I-RELIEF.
+"""Softmax-margin feature-weight kernels of IM4E and I-RELIEF: the margin vector.
 
-Both alternate the hit/miss softmax of the weighted Manhattan distance
+Both methods alternate the hit/miss softmax of the weighted Manhattan distance
 ``w^T |x_n - x_j|`` (:func:`~localselect.margin._kernels.softmax_coefficients`)
 with a closed-form update of the weight vector from the expected margin
-vector (:func:`margin_vector_step`). Notation and blocking as in
+vector. The pass that computes that vector stands here in its exact form
+(:func:`margin_vector_step`, every pair) and its neighbour-truncated form
+(:func:`margin_vector_step_truncated`); :mod:`localselect.margin._pairs` puts
+the two behind one interface. Notation and blocking as in
 :mod:`localselect.margin._kernels`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from localselect._pairwise import PairDiffs
+from localselect._pairwise import PairDiffs, row_chunks
 from localselect._typing import FloatArray, IntArray
 from localselect.margin._kernels import (
     MarginVectorStep,
-    VectorResult,
-    alternate,
     map_blocks,
     pair_matrix,
-    relative_change_at_most,
     softmax_coefficients,
 )
 from localselect.margin._missing import expected_diff
-from localselect.margin._neighbours import Neighbours, margin_vector_step_truncated
+from localselect.margin._neighbours import HitMissLists, gather_diffs, softmax_rows
 
-__all__ = ["MarginVectorStep", "im4e", "irelief", "margin_vector_step"]
+__all__ = ["MarginVectorStep", "margin_vector_step", "margin_vector_step_truncated"]
 
 
 def margin_vector_step(
@@ -74,156 +72,40 @@ def margin_vector_step(
     return MarginVectorStep(z, entropy)
 
 
-def _positive_part_normalised(z: FloatArray, ord: int = 2) -> FloatArray | None:
-    zp = np.maximum(z, 0.0)
-    norm = np.linalg.norm(zp, ord=ord)
-    return zp / norm if norm > 0 else None
-
-
-def _degenerate_message(method: str) -> str:
-    return (
-        f"{method}: the margin vector has no positive entry, so no feature weighting "
-        "enlarges the margin; keeping the previous weights. Try a smaller sigma."
-    )
-
-
-def _margin_pass(
+def margin_vector_step_truncated(
     X: FloatArray,
-    codes: IntArray,
+    lists: HitMissLists,
+    w: FloatArray,
     sigma: float,
-    sw: FloatArray,
+    sample_weight: FloatArray,
     *,
-    outlier: bool,
-    neighbours: Neighbours | None,
-    block_memory: float | None,
-    n_jobs: int | None,
-) -> Callable[[FloatArray], MarginVectorStep]:
-    """``w -> margin vector pass``: over all pairs (their differences cached across
-    passes), or over the kept neighbours when given."""
-    if neighbours is not None:
-        return lambda w: margin_vector_step_truncated(
-            X,
-            neighbours.lists,
-            w,
-            sigma,
-            sw,
-            outlier=outlier,
-            block_memory=block_memory,
-            diffs=neighbours.diffs,
-        )
-    pairs = PairDiffs(X, block_memory=block_memory, missing=expected_diff(X, codes))
-    return lambda w: margin_vector_step(
-        X, codes, w, sigma, sw, outlier=outlier, pairs=pairs, n_jobs=n_jobs
-    )
-
-
-def im4e(
-    X: FloatArray,
-    codes: IntArray,
-    sigma: float,
-    *,
-    w0: FloatArray | None = None,
-    sample_weight: FloatArray | None = None,
-    max_iter: int = 10,
-    tol: float = 1e-4,
+    outlier: bool = False,
     block_memory: float | None = None,
-    n_jobs: int | None = None,
-    callback: Callable[[int, float], object] | None = None,
-    warn: bool = True,
-    neighbours: Neighbours | None = None,
-) -> VectorResult:
-    """IM4E (Bei and Hong 2015) with lambda = 1, as used by IMMIGRATE's Sec. 3.6.
+    diffs: FloatArray | None = None,
+) -> MarginVectorStep:
+    """IM4E / I-RELIEF margin vector over each sample's kept hits and misses.
 
-    Alternates alpha, beta = softmax(-w^T d / sigma) over hits / misses with
-    ``w = z^+ / ||z^+||_1`` (weights sum to 1, as in the authors' R package, so
-    ``w^T d`` is a weighted mean of the differences whatever the number of
-    features, and the pre-screen threshold ``2/A`` means "twice the uniform
-    weight"). Starts from ``w = 1/A``. The cost after each iteration is
-    ``-w^T z + sigma * sum_n (E_miss - E_hit)`` (the margin-quantity and
-    margin-quality terms); the loop stops on a relative change at most ``tol``.
-    With ``neighbours`` each pass runs over the kept hits and misses only
-    (:func:`~localselect.margin._neighbours.margin_vector_step_truncated`).
+    ``z = sum_n s_n (sum_{M_n^k} beta |d| - sum_{H_n^k} alpha |d|)`` with alpha
+    (beta) the softmax of ``-w^T |d| / sigma`` over the kept hits (misses);
+    with ``outlier`` the sample weight is multiplied by I-RELIEF's
+    ``gamma_n = 1 - sum_M f / sum_{H, M} f`` over the kept samples. Time
+    O(N (k_h + k_m) A) per pass.
     """
     n, a = X.shape
-    sw = np.ones(n) if sample_weight is None else sample_weight
-    margin = _margin_pass(
-        X,
-        codes,
-        sigma,
-        sw,
-        outlier=False,
-        neighbours=neighbours,
-        block_memory=block_memory,
-        n_jobs=n_jobs,
-    )
-
-    def update(w: FloatArray) -> tuple[FloatArray, float] | None:
-        z, entropy = margin(w)
-        w_new = _positive_part_normalised(z, ord=1)
-        return None if w_new is None else (w_new, float(-w_new @ z + sigma * entropy))
-
-    return VectorResult(
-        *alternate(
-            update,
-            np.full(a, 1.0 / a) if w0 is None else w0,
-            max_iter=max_iter,
-            settled=relative_change_at_most(tol),
-            callback=callback,
-            warn=warn,
-            degenerate_message=_degenerate_message("IM4E"),
-            convergence_message=f"IM4E did not converge in max_iter={max_iter} iterations; "
-            "increase max_iter or tol.",
-        )
-    )
-
-
-def irelief(
-    X: FloatArray,
-    codes: IntArray,
-    sigma: float,
-    *,
-    max_iter: int = 20,
-    tol: float = 1e-3,
-    block_memory: float | None = None,
-    n_jobs: int | None = None,
-    callback: Callable[[int, float], object] | None = None,
-    warn: bool = True,
-    neighbours: Neighbours | None = None,
-) -> VectorResult:
-    """I-RELIEF (Sun 2007): ``w = nu^+ / ||nu^+||_2`` with outlier-weighted margins.
-
-    ``nu = (1/N) sum_n gamma_n (sum_M beta |d| - sum_H alpha |d|)`` with the
-    kernel ``f = exp(-w^T d / sigma)``. Starts from uniform weights; stops when
-    ``||w_new - w||_2 < tol``. The recorded "cost" is that change. With
-    ``neighbours`` each pass (and ``gamma_n``) runs over the kept hits and
-    misses only.
-    """
-    n, a = X.shape
-    margin = _margin_pass(
-        X,
-        codes,
-        sigma,
-        np.full(n, 1.0 / n),
-        outlier=True,
-        neighbours=neighbours,
-        block_memory=block_memory,
-        n_jobs=n_jobs,
-    )
-
-    def update(w: FloatArray) -> tuple[FloatArray, float] | None:
-        w_new = _positive_part_normalised(margin(w).z)
-        return None if w_new is None else (w_new, float(np.linalg.norm(w_new - w)))
-
-    return VectorResult(
-        *alternate(
-            update,
-            np.full(a, 1.0 / np.sqrt(a)),
-            max_iter=max_iter,
-            settled=lambda changes: changes[-1] < tol,
-            callback=callback,
-            warn=warn,
-            degenerate_message=_degenerate_message("I-RELIEF"),
-            convergence_message=f"I-RELIEF did not converge in max_iter={max_iter} "
-            "iterations; increase max_iter or tol.",
-        )
-    )
+    cols = np.hstack([lists.hits, lists.misses])
+    valid = np.isfinite(np.hstack([lists.hit_distance, lists.miss_distance]))
+    k_h = lists.hits.shape[1]
+    z = np.zeros(a)
+    entropy = 0.0
+    for rows in row_chunks(n, 3 * cols.shape[1] * a * 8, block_memory):
+        F = gather_diffs(X, rows, cols[rows]) if diffs is None else diffs[rows]
+        logits = np.where(valid[rows], (F @ w) / -sigma, -np.inf)
+        alpha, lse_h, ent_h = softmax_rows(logits[:, :k_h])
+        beta, lse_m, ent_m = softmax_rows(logits[:, k_h:])
+        s = sample_weight[rows]
+        if outlier:
+            s = s * -np.expm1(lse_m - np.logaddexp(lse_h, lse_m))
+        coef = np.hstack([-alpha, beta]) * s[:, None]
+        z += np.einsum("rk,rka->a", coef, F)
+        entropy += float(s @ (ent_m - ent_h))
+    return MarginVectorStep(z, entropy)

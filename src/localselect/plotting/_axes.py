@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from localselect.base import LocalSelectorMixin, is_selector, local_support, relevance_scope
+
 
 def new_axes(ax: Any = None, *, figsize: tuple[float, float] = (6.4, 4.0)) -> tuple[Any, Any]:
     """``(figure, axes)``: the given axes and its figure, or a new display-free figure."""
@@ -36,25 +38,22 @@ def feature_names_for(source: Any, n_features: int, feature_names: Any = None) -
 
 def is_local(source: Any) -> bool:
     """Whether ``source`` is a fitted selector whose rows may get different subsets."""
-    return getattr(source, "relevance_scope", None) == "local" or (
-        hasattr(source, "local_support_") and not hasattr(source, "get_local_support")
-    )
+    return is_selector(source) and relevance_scope(source) == "local"
 
 
 def local_masks(source: Any, X: Any = None) -> np.ndarray:
     """Boolean (n_samples, n_features) masks from a selector or an array.
 
-    A selector gives ``get_local_support(X)`` (``X=None``: its training rows,
-    by the same rule as new rows; see :mod:`localselect.base`).
+    A selector's masks are :func:`localselect.base.local_support` (``X=None``:
+    a local selector's training rows, by the same rule as new rows; a global
+    selector's one subset).
     """
-    if hasattr(source, "get_local_support") and (X is not None or is_local(source)):
-        mask = source.get_local_support(X)
-    elif hasattr(source, "local_support_"):
-        mask = source.local_support_
-    elif hasattr(source, "get_support"):
-        mask = source.get_support()
-    else:
+    if not is_selector(source):
         mask = source
+    elif X is None and not isinstance(source, LocalSelectorMixin):
+        mask = source.get_support()  # a global selector keeps no rows
+    else:
+        mask = local_support(source, X)
     mask = np.asarray(mask)
     if mask.ndim == 1:
         mask = mask[None, :]

@@ -7,13 +7,14 @@ from typing import Any
 import numpy as np
 
 from localselect._docstrings import fill_doc
-from localselect.plotting._axes import feature_names_for, is_local, local_masks, new_axes
+from localselect.base import LocalSelectorMixin
+from localselect.plotting._axes import feature_names_for, local_masks, new_axes
 
 __all__ = ["plot_selection_frequency"]
 
 
 def _frequencies(source: Any) -> tuple[np.ndarray, str]:
-    if is_local(source):
+    if isinstance(source, LocalSelectorMixin):  # per-row subsets of the training rows
         return local_masks(source).mean(axis=0), "fraction of training rows"
     if hasattr(source, "feature_importances_"):
         return np.asarray(source.feature_importances_, dtype=float), "feature importance"
@@ -23,7 +24,7 @@ def _frequencies(source: Any) -> tuple[np.ndarray, str]:
     if arr.ndim == 1:
         return arr.astype(float), "value"
     raise ValueError(
-        "Expected a local selector (local_support_), an estimator with "
+        "Expected a local selector, an estimator with "
         f"feature_importances_, a 2-D mask or a 1-D array; got shape {arr.shape}."
     )
 

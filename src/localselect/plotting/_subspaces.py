@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from localselect._docstrings import fill_doc
+from localselect.base import is_selector
 from localselect.plotting._axes import feature_names_for, is_local, local_masks, new_axes
 
 __all__ = ["RecoveryScores", "plot_feature_recovery", "plot_local_subspaces", "subspace_recovery"]
@@ -155,9 +156,9 @@ def plot_feature_recovery(
     true = np.asarray(true_mask).astype(bool)
     if true.ndim == 1:
         true = true[None, :]
-    if is_local(found) or (X is not None and hasattr(found, "get_local_support")):
+    if is_selector(found) and (X is not None or is_local(found)):
         got = local_masks(found, X)
-    elif hasattr(found, "get_support"):
+    elif is_selector(found):
         got = np.broadcast_to(np.asarray(found.get_support(), dtype=bool), true.shape)
     else:
         got = np.asarray(found).astype(bool)

@@ -41,8 +41,8 @@ FAST_PARAMS: dict[str, dict[str, dict[str, Any]]] = {
         },
     },
     "LocalFeatureSelection": {
-        "check": {"alpha": 3, "n_beta": 4, "tau": 1},
-        "demo": {"alpha": 5, "n_beta": 10},
+        "check": {"max_features": 3, "n_beta": 4, "max_iter": 1},
+        "demo": {"max_features": 5, "n_beta": 10},
     },
     "Relief": {"check": {"n_features_to_select": 2}, "demo": {"n_features_to_select": 5}},
     "ReliefF": {

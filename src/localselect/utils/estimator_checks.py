@@ -4,8 +4,10 @@ scikit-learn's ``check_estimator`` knows nothing about per-sample subsets; these
 checks cover what :class:`~localselect.base.LocalSelectorMixin` promises:
 
 * masks are boolean, one row per sample, one column per feature;
-* ``get_support()`` is the union of the training masks;
-* ``transform`` keeps the shape and zeroes exactly the unselected entries;
+* ``get_support()`` is the union of the training masks and ``transform``
+  keeps the shape and zeroes exactly the unselected entries (not for a local
+  selector that is also a scikit-learn ``SelectorMixin``, such as LLDS: its
+  global answer is its own best subset, selected by ``SelectorMixin``);
 * permuting the features permutes the masks (up to ties, so the data used has
   none); permuting the samples permutes the training masks;
 * a pickle round trip changes nothing;
@@ -28,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_classification
+from sklearn.feature_selection import SelectorMixin
 
 from localselect._docstrings import fill_doc
 from localselect.base import LocalSelectorMixin
@@ -193,6 +196,10 @@ _CHECKS: tuple[Callable[[str, object], None], ...] = (
 )
 
 
+#: The checks of the union ``get_support`` and the zeroing ``transform``.
+_UNION_CHECKS = (check_support_is_union, check_transform_zeroes_unselected)
+
+
 @fill_doc
 def local_selector_checks(estimator) -> Iterator[Callable[[str, object], None]]:
     """Yield the local-selector checks that apply to ``estimator``.
@@ -206,7 +213,11 @@ def local_selector_checks(estimator) -> Iterator[Callable[[str, object], None]]:
     """
     if not isinstance(estimator, LocalSelectorMixin):
         raise TypeError(f"{type(estimator).__name__} is not a LocalSelectorMixin subclass.")
-    yield from _CHECKS
+    # A SelectorMixin keeps its own global subset (get_support, transform).
+    own_global = isinstance(estimator, SelectorMixin)
+    for check in _CHECKS:
+        if not (own_global and check in _UNION_CHECKS):
+            yield check
 
 
 @fill_doc
