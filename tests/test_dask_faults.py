@@ -33,7 +33,7 @@ from sklearn.datasets import load_iris
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from localselect import BoostedImmigrate, GPLocalFeatureSelection, LocalFeatureSelection
-from localselect._parallel import BACKEND_NAME, ClusterLostError
+from localselect._runtime import BACKEND_NAME, ClusterLostError
 from localselect.bench import SuiteContext, run_suite
 from localselect.bench import _core as bench_core
 from localselect.datasets import make_lfs_synthetic, make_subspace_classification

@@ -21,11 +21,9 @@ ROOT = Path(localselect.__file__).parent
 LAYERS = {
     "_compat": 0,
     "_pairwise": 0,
-    "_progress": 0,
     "_typing": 0,
     "_docstrings": 0,
-    "_dask": 0,
-    "_parallel": 1,
+    "_runtime": 0,
     "_renames": 1,
     "base": 1,
     "datasets": 2,
@@ -43,15 +41,7 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {
-    "_compat",
-    "_docstrings",
-    "_pairwise",
-    "_parallel",
-    "_progress",
-    "_renames",
-    "_typing",
-}
+SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_renames", "_runtime", "_typing"}
 
 
 def _unit(module: str) -> str:

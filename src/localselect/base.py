@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
-from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
@@ -74,6 +73,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
+from localselect._runtime import Reporter
 
 __all__ = [
     "N_FEATURES_CONSTRAINT",
@@ -212,14 +212,16 @@ def mask_or_indices(
     return [np.flatnonzero(row) for row in mask] if indices else mask
 
 
-def verbose_log(logger: logging.Logger, verbose: int) -> Callable[..., None]:
-    """Make a function ``log(depth, message, *args)`` for an estimator's ``verbose``.
+def verbose_log(logger: logging.Logger, verbose: int) -> Reporter:
+    """The fit's reporter for ``verbose``: ``log(depth, message, *args)`` and ``log.task``.
 
     Depth 1 (stages) is logged at INFO when ``verbose >= 1``, depth 2
     (iterations) at DEBUG when ``verbose >= 2``; other calls do nothing. The
     messages go to ``logger`` as usual, so the application's logging
     configuration decides where they appear (e.g.
     ``logging.basicConfig(level=logging.INFO)``); no logger's level is changed.
+    Progress of long work goes through the same object (``log.task(total,
+    description, unit=...)``; see :class:`localselect._runtime.Reporter`).
 
     Parameters
     ----------
@@ -230,8 +232,8 @@ def verbose_log(logger: logging.Logger, verbose: int) -> Callable[..., None]:
 
     Returns
     -------
-    log : callable
-        ``log(depth, message, *args)``, with ``message % args`` formatting.
+    log : Reporter
+        Callable as ``log(depth, message, *args)``, with ``message % args`` formatting.
 
     Examples
     --------
@@ -240,13 +242,7 @@ def verbose_log(logger: logging.Logger, verbose: int) -> Callable[..., None]:
     >>> log(1, "fitting %d samples", 10)  # INFO record
     >>> log(2, "iteration %d", 1)  # verbose < 2: nothing
     """
-    verbose = int(verbose or 0)
-
-    def log(depth: int, message: str, *args) -> None:
-        if verbose >= depth:
-            logger.log(logging.INFO if depth <= 1 else logging.DEBUG, message, *args)
-
-    return log
+    return Reporter(logger, verbose)
 
 
 class LocalSelectorMixin(TransformerMixin):
@@ -571,7 +567,8 @@ class LabelledFitMixin:
     :func:`check_classification_data` (``_min_class_size`` samples per class,
     for the reason ``_class_size_reason``), sets ``classes_`` and calls the
     subclass's ``_fit(X, codes, log)`` with the integer class codes and the
-    :func:`verbose_log` of the subclass's module. ``_fit`` returns ``self``.
+    :class:`~localselect._runtime.Reporter` of this fit (``log``, from
+    ``verbose``, to the subclass's module logger). ``_fit`` returns ``self``.
     """
 
     _min_class_size = 1
@@ -608,5 +605,4 @@ class LabelledFitMixin:
             min_class_size=self._min_class_size,
             why=self._class_size_reason,
         )
-        log = verbose_log(logging.getLogger(type(self).__module__), getattr(self, "verbose", 0))
-        return self._fit(X, codes, log)
+        return self._fit(X, codes, Reporter.for_estimator(self))

@@ -319,7 +319,7 @@ def test_noise_features_are_rarely_selected():
 
 
 def test_progress_is_reported_and_changes_nothing(problem):
-    from localselect._progress import listen
+    from localselect._runtime import listen
 
     X, y, _ = problem
     seen = []

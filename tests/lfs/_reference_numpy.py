@@ -4,7 +4,7 @@ Vectorised numpy versions of eq. (10) (:func:`lfs_weights`,
 :func:`local_weights`), eq. (5) (:func:`class_distances`), the sphere radius
 and the leave-one-out score of sec. 3.2 (:func:`sphere_radius`,
 :func:`local_score`). The library computes all of them in
-:mod:`localselect.lfs._core`; these slower versions, themselves checked
+:mod:`localselect.lfs._regions`; these slower versions, themselves checked
 against the loops of :mod:`._reference`, stay here to check it.
 """
 
@@ -13,12 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from joblib import Parallel, delayed
 from numpy.typing import NDArray
 from sklearn import get_config
 
 from localselect._pairwise import default_block_memory, row_chunks
-from localselect._parallel import Parallel, delayed
 from localselect._typing import BoolArray, FloatArray, IntArray
+from localselect.lfs._record import regions_of
 
 
 def _partial_weights(
@@ -406,7 +407,7 @@ def similarities_candidates(est: Any, X: FloatArray, eta: FloatArray) -> FloatAr
     S = np.empty((X.shape[0], n_classes))
     for start in range(0, X.shape[0], 1024):
         Q = X[start : start + 1024]
-        pool = est._query_pools(Q)
+        pool = regions_of(est).pools(Q)
         sphere = np.zeros((Q.shape[0], n_classes))
         for feats, reps in groups:
             sq = subspace_sq_distances(Q[:, feats], est.X_fit_[reps][:, feats])
@@ -435,13 +436,13 @@ def block_candidates(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray,
     As :func:`localselect.lfs._decide._block_exact` with the nearest-candidate rule.
 
     The neighbours of a query are searched among its own candidate pool
-    (``est._query_pools``). Votes are computed where they count: for the
+    (``Regions.pools``). Votes are computed where they count: for the
     queries inside some sphere of a group of regions, and for every region
     when none of a query's spheres votes (the fallback).
     """
     n_train = est.X_fit_.shape[0]
     n_classes = est.classes_.size
-    pool = est._query_pools(Q)
+    pool = regions_of(est).pools(Q)
     ratio = np.full((Q.shape[0], n_train), np.inf)
     votes = np.zeros(ratio.shape, dtype=bool)
     for feats, reps in groups:
@@ -527,7 +528,7 @@ def block_exact(est: Any, Q: FloatArray, groups: list) -> tuple[FloatArray, Bool
 
 def similarities_exact(est: Any, X: FloatArray) -> FloatArray:
     """The exact method's ``S_c`` of eq. (11) (numpy reference of
-    :meth:`LocalFeatureSelection._similarities` with every training point as pool)."""
+    :func:`localselect.lfs._decide.similarities` with every training point as pool)."""
     n_classes = est.classes_.size
     onehot = np.eye(n_classes, dtype=np.int64)[est.y_fit_]
     eta = np.bincount(est.y_fit_[est.local_support_.any(axis=1)], minlength=n_classes).astype(

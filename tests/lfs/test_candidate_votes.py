@@ -47,7 +47,7 @@ def test_sphere_votes_equal_the_numpy_reference(seed, n_classes):
 def test_ratio_and_votes_equal_the_numpy_reference(seed, n_classes):
     model, Q = _fitted(seed, n_classes)
     groups = region_groups(np.asarray(model.local_support_, dtype=bool))
-    ratio, votes = _decide._block_votes(model, Q)
+    ratio, votes = _decide._block_votes(_decide.prediction_regions(model), Q)
     ratio_ref, votes_ref = block_candidates(model, Q, groups)
     np.testing.assert_array_equal(ratio, ratio_ref)
     np.testing.assert_array_equal(votes, votes_ref)
@@ -61,7 +61,7 @@ def test_exact_method_through_the_kernels_equals_the_numpy_rule(seed, n_classes)
     assert model.candidates_ is None
     np.testing.assert_array_equal(model._similarities(Q), similarities_exact(model, Q))
     groups = region_groups(np.asarray(model.local_support_, dtype=bool))
-    ratio, votes = _decide._block_votes(model, Q)
+    ratio, votes = _decide._block_votes(_decide.prediction_regions(model), Q)
     ratio_ref, votes_ref = block_exact(model, Q, groups)
     np.testing.assert_array_equal(ratio, ratio_ref)
     sphere = votes & (ratio <= 1.0)

@@ -8,19 +8,22 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from localselect._progress import listen
+from localselect._runtime import _kernels as K
+from localselect._runtime import ensure_compiled, listen
 from localselect.lfs import LocalFeatureSelection
-from localselect.lfs import _core as C
 from localselect.lfs import _estimator as E
-from localselect.lfs._lp import (
+from localselect.lfs import _fit as F
+from localselect.lfs import _lp as LP
+from localselect.lfs import _regions as R
+
+from . import _reference as ref
+from ._reference_lp import (
     cost_scale,
     lp_candidates,
     prepare_lfs_lp,
     round_solution,
     solve_sweep,
 )
-
-from . import _reference as ref
 from .test_lp import KINDS, _instance
 
 
@@ -64,14 +67,14 @@ def test_compiled_sweep_and_rounding_match_the_numpy_solver(kind):
         alpha = min(alpha, a.size)
         n_beta = int(rng.choice([1, 5, 20]))
         prog, keep, eps, sols = _numpy_sweep(a, b, alpha, n_beta)
-        xs, eps_c, keep_c, a_c, b_c, _ = C.lp_sweep(a, b, alpha, n_beta)
+        xs, eps_c, keep_c, a_c, b_c, _ = LP.lp_sweep(a, b, alpha, n_beta)
         np.testing.assert_array_equal(keep_c, keep)
         np.testing.assert_allclose(eps_c, eps, rtol=1e-14)  # sums in index order
         for n in range(n_beta):
             # Equal up to the summation order (numpy sums pairwise, the core in index order).
             np.testing.assert_allclose(xs[n], sols[n].x, rtol=0, atol=1e-9)
             expected = round_solution(sols[n].x, prog.a, prog.b, alpha=alpha, epsilon=eps[n])
-            ok, sel, _ = C._round(xs[n], a_c, b_c, alpha, eps[n], np.zeros(1), 0, 1, False)
+            ok, sel, _ = LP._round(xs[n], a_c, b_c, alpha, eps[n], np.zeros(1), 0, 1, False)
             if expected is None:
                 assert not ok
             else:
@@ -88,7 +91,7 @@ def test_compiled_random_rounding_uses_the_draws_in_order():
         expected = round_solution(
             x, a, b, alpha=3, epsilon=4.0, draws=draws[offset : offset + 10].reshape(5, 2)
         )
-        ok, sel, used = C._round(x, a, b, 3, 4.0, draws, offset, 5, True)
+        ok, sel, used = LP._round(x, a, b, 3, 4.0, draws, offset, 5, True)
         assert ok and used == 10
         np.testing.assert_array_equal(sel, expected)
 
@@ -106,14 +109,14 @@ def test_compiled_weights_distances_and_scores_match_loops(seed):
     XT = np.ascontiguousarray(X.T)  # the compiled core reads points feature-major
     d = np.empty(25)
     for distinct in (True, False):
-        table, lengths, counts = C.subset_table(support, distinct)
+        table, lengths, counts = F.subset_table(support, distinct)
         for i in range(0, 25, 3):
             same = y == y[i]
-            w = C._weights(XT, same, i, table, lengths, counts, np.arange(len(table)), 0.7, d)
+            w = R._weights(XT, same, i, table, lengths, counts, np.arange(len(table)), 0.7, d)
             np.testing.assert_allclose(w, W[i], rtol=1e-12, atol=1e-15)
     for i in range(0, 25, 4):
         same = y == y[i]
-        a, b = C._class_distances(X, same, i, W[i])
+        a, b = R._class_distances(X, same, i, W[i])
         same_j = [j for j in range(25) if y[j] == y[i] and j != i]
         opp_j = [j for j in range(25) if y[j] != y[i]]
         a_ref = sum(W[i, j] * (X[i] - X[j]) ** 2 for j in same_j) / len(same_j)
@@ -122,14 +125,14 @@ def test_compiled_weights_distances_and_scores_match_loops(seed):
         np.testing.assert_allclose(b, b_ref, rtol=1e-12)
         for _ in range(3):
             feats = np.sort(rng.choice(5, size=int(rng.integers(1, 5)), replace=False))
-            r, s = C._loo_score(XT, same, i, feats.astype(np.int64), 0.2, d, -np.inf)
+            r, s = R._loo_score(XT, same, i, feats.astype(np.int64), 0.2, d, -np.inf)
             r_ref, s_ref = ref.score(X, list(y), i, list(feats), 0.2)
             assert r == pytest.approx(r_ref, rel=1e-12)
             assert s == pytest.approx(s_ref, abs=1e-12)
             # A floor (the best score of a smaller beta) stops a losing candidate
             # early: its score becomes -inf exactly when it cannot beat the floor.
             for floor in (s - 0.05, s - 1e-15, s, s + 0.05):
-                _, s_floor = C._loo_score(XT, same, i, feats.astype(np.int64), 0.2, d, floor)
+                _, s_floor = R._loo_score(XT, same, i, feats.astype(np.int64), 0.2, d, floor)
                 assert s_floor == (s if s > floor else -np.inf)
 
 
@@ -195,7 +198,7 @@ class _Recorder:
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_progress_counts_representatives(n_jobs):
     X, y = _small(14, n=60, m=6)
-    C.ensure_compiled()  # a cold numba cache would report its compile task first
+    ensure_compiled(F.FIT_KERNEL)  # a cold numba cache would report its compile task first
     rec = _Recorder()
     with listen(rec):
         est = LocalFeatureSelection(max_features=2, n_beta=4, max_iter=3, n_jobs=n_jobs).fit(X, y)
@@ -209,8 +212,8 @@ def test_a_cold_compile_is_reported_once(monkeypatch, caplog):
     """Issue #16: with numba's cache cold, the fit logs and shows that it compiles."""
     X, y = _small(16, n=20, m=4)
     LocalFeatureSelection(max_features=2, n_beta=3).fit(X, y)  # compiled in this process
-    assert C.ensure_compiled() is False
-    real = C._fit_block
+    assert ensure_compiled(F.FIT_KERNEL) is False
+    real = F.fit_block
 
     class Cold:  # the compiled kernel, seen as neither in memory nor on disk
         signatures: list = []
@@ -224,12 +227,14 @@ def test_a_cold_compile_is_reported_once(monkeypatch, caplog):
             self.calls += 1
             return real(*args)
 
-    monkeypatch.setattr(C, "_fit_block", Cold())
-    monkeypatch.setattr(C, "_cached_on_disk", lambda: False)
+    cold = Cold()
+    monkeypatch.setattr(F, "fit_block", cold)
+    monkeypatch.setattr(E, "FIT_KERNEL", F.FIT_KERNEL._replace(dispatchers=(cold,)))
+    monkeypatch.setattr(K, "_cached_on_disk", lambda dispatcher: False)
     rec = _Recorder()
     with listen(rec), caplog.at_level("INFO", logger="localselect.lfs._estimator"):
         est = LocalFeatureSelection(max_features=2, n_beta=3, verbose=1).fit(X, y)
-    assert caplog.messages.count(C.COMPILE_MESSAGE) == 1
+    assert caplog.messages.count(F.COMPILE_MESSAGE) == 1
     assert rec.events[0] == ("start", None)  # the compile task, before the fit's
     assert ("update", 0) in rec.events
     assert ("start", est.max_iter * 20) in rec.events  # then the fit's own task
@@ -299,47 +304,12 @@ def test_subset_table_matches_unique_rows(n, m, p):
     rng = np.random.default_rng(n + m)
     support = rng.random((n, m)) < p
     support[n // 2] = support[1]  # at least one repeated subset
-    table, lengths, counts = C.subset_table(support, distinct=True)
+    table, lengths, counts = F.subset_table(support, distinct=True)
     rows, inverse = np.unique(support, axis=0, return_inverse=True)
     np.testing.assert_array_equal(lengths, rows.sum(axis=1))
     np.testing.assert_array_equal(counts, np.bincount(inverse.ravel()))
     for r, row in enumerate(rows):
         np.testing.assert_array_equal(table[r, : lengths[r]], np.flatnonzero(row))
-
-
-def test_ctrl_c_during_a_cold_compile_stops_at_once(monkeypatch):
-    """The compile runs on a worker thread: Ctrl-C is not swallowed inside LLVM."""
-    import _thread
-    import signal
-    import threading
-    import time
-    from types import SimpleNamespace
-
-    release = threading.Event()
-
-    def slow_compile(*args, **kwargs):  # stands for numba compiling the core
-        release.wait(10)
-
-    monkeypatch.setattr(C, "fit_iteration", slow_compile)
-    monkeypatch.setattr(C, "_cached_on_disk", lambda: False)
-    monkeypatch.setattr(C, "_fit_block", SimpleNamespace(signatures=[]))
-    # Ctrl-C as Python's default handler delivers it (an earlier test or library
-    # may have installed another SIGINT handler in this process).
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    threading.Timer(0.3, _thread.interrupt_main).start()
-    t = time.perf_counter()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            C.ensure_compiled()
-        assert time.perf_counter() - t < 3
-        assert C.compiling()  # still compiling: the CLI leaves with os._exit
-    finally:
-        release.set()
-        signal.signal(signal.SIGINT, previous)
-    deadline = time.perf_counter() + 5
-    while C.compiling() and time.perf_counter() < deadline:
-        time.sleep(0.05)
-    assert not C.compiling()
 
 
 def test_read_only_input_uses_the_compiled_specialisations():
@@ -349,12 +319,12 @@ def test_read_only_input_uses_the_compiled_specialisations():
     X, y = _small(21, n=40, m=5)
     for n_candidates in (None, 5):
         LocalFeatureSelection(max_features=2, n_candidates=n_candidates).fit(X, y).predict(X)
-    before = (len(C._fit_block.signatures), len(V.candidate_sphere_votes.signatures))
+    before = (len(R.fit_block.signatures), len(V.candidate_sphere_votes.signatures))
     X_ro = X.copy()
     X_ro.setflags(write=False)
     for n_candidates in (None, 5):
         model = LocalFeatureSelection(max_features=2, n_candidates=n_candidates).fit(X_ro, y)
         model.predict(X_ro)
         assert model.X_fit_.flags.writeable
-    after = (len(C._fit_block.signatures), len(V.candidate_sphere_votes.signatures))
+    after = (len(R.fit_block.signatures), len(V.candidate_sphere_votes.signatures))
     assert after == before

@@ -8,9 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from localselect.lfs import solve_lfs_lp
-from localselect.lfs._lp import eps_max_of, round_solution
 
+from . import _reference_lp as numpy_lp
 from ._reference import highs_eps_max, highs_lp
+from ._reference_lp import eps_max_of, round_solution
 
 KINDS = ["uniform", "integer_ties", "signed", "signed_ties", "rounded_ties", "zeros"]
 
@@ -38,6 +39,27 @@ def _instance(rng, kind):
     gap = abs(eps_max) + 1e-3
     eps = eps_max - rng.choice([0.0, rng.random() * gap, gap, 3 * gap + 1.0, -0.1 * gap])
     return a, b, alpha, float(eps)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_compiled_solver_matches_the_numpy_reference(kind):
+    """``solve_lfs_lp`` (the library's compiled LP) against its numpy transcription."""
+    rng = np.random.default_rng(100 + KINDS.index(kind))
+    for _ in range(250):
+        a, b, alpha, eps = _instance(rng, kind)
+        try:
+            ref = numpy_lp.solve_lfs_lp(a, b, alpha=alpha, epsilon=eps)
+        except ValueError:
+            with pytest.raises(ValueError, match="infeasible"):
+                solve_lfs_lp(a, b, alpha=alpha, epsilon=eps)
+            continue
+        sol = solve_lfs_lp(a, b, alpha=alpha, epsilon=eps)
+        scale = max(1.0, float(np.abs(a).sum()))
+        assert abs(sol.fun - ref.fun) <= 1e-12 * scale, (a, b, alpha, eps)
+        np.testing.assert_allclose(sol.x, ref.x, rtol=1e-12, atol=1e-12)
+        # The multiplier is a ratio of differences of sums (summed in another
+        # order): cancellation leaves it about 1e-11 relative of the reference.
+        assert sol.multiplier == pytest.approx(ref.multiplier, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -180,7 +202,7 @@ def test_candidate_reduction_is_exact(kind):
     """lp_candidates drops only features no LP solution uses: the reduced solve (what
     solve_lfs_lp does for large M) returns the vertex of the full search, and HiGHS
     agrees on the objective."""
-    from localselect.lfs._lp import lp_candidates, prepare_lfs_lp, solve_prepared
+    from ._reference_lp import lp_candidates, prepare_lfs_lp, solve_prepared
 
     rng = np.random.default_rng(100 + KINDS.index(kind))
     n_reduced = 0

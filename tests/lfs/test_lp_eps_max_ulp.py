@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from localselect.lfs._lp import eps_max_of, prepare_lfs_lp, solve_prepared
+from ._reference_lp import eps_max_of, prepare_lfs_lp, solve_prepared
 
 
 def _ulp_cases(n_cases: int = 20):

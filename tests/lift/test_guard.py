@@ -5,7 +5,7 @@ import pytest
 from sklearn.preprocessing import KBinsDiscretizer
 
 from localselect import LiftFeatureSelector
-from localselect._progress import listen
+from localselect._runtime import listen
 from localselect.lift import _budget
 from localselect.lift._search import (
     PROFILE_SECONDS,

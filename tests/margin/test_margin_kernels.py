@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from localselect._pairwise import PairDiffs
-from localselect.margin import DegenerateMarginWarning, _relieff_numba
+from localselect.margin import DegenerateMarginWarning
 from localselect.margin import _matrix_kernels as MK
 from localselect.margin import _nn_kernels as NK
 from localselect.margin import _solvers as S
@@ -152,7 +152,7 @@ def test_margin_vector_matches_reference(seed, outlier, n_classes):
     assert step.entropy == pytest.approx(ent, abs=1e-10)
 
 
-RELIEFF_ENGINES = ["numpy"] + (["numba"] if _relieff_numba.AVAILABLE else [])
+RELIEFF_ENGINES = ["numpy", "numba"]
 
 
 @pytest.mark.parametrize("engine", RELIEFF_ENGINES)

@@ -11,7 +11,7 @@ from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 
 from localselect import BoostedImmigrate, Immigrate
-from localselect._progress import listen
+from localselect._runtime import listen
 from localselect.margin import (
     _immigrate,
     _matrix_kernels,

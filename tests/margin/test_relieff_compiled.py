@@ -8,13 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from localselect import ReliefF
 from localselect.margin import _nn_kernels as K
-from localselect.margin import _relieff_numba
-
-needs_numba = pytest.mark.skipif(
-    not _relieff_numba.AVAILABLE, reason="numba is not installed (pip install numba)"
-)
 
 
 def _data(seed, n, a, n_classes):
@@ -26,7 +20,6 @@ def _data(seed, n, a, n_classes):
     return X, y
 
 
-@needs_numba
 @pytest.mark.parametrize(
     ("n", "a", "n_classes", "k"),
     [(40, 7, 2, 3), (53, 300, 3, 10), (97, 33, 4, 5), (17, 5, 2, 20)],
@@ -41,7 +34,6 @@ def test_compiled_equals_numpy_on_both_distance_paths(n, a, n_classes, k):
     assert whole[1] == 0.0
 
 
-@needs_numba
 def test_compiled_result_does_not_depend_on_threads():
     X, y = _data(0, 120, 250, 3)
     one = K.relieff(X, y, 7, engine="numba", n_jobs=1)
@@ -49,7 +41,6 @@ def test_compiled_result_does_not_depend_on_threads():
     np.testing.assert_array_equal(one, two)
 
 
-@needs_numba
 def test_compiled_breaks_ties_by_lower_index_like_numpy():
     rng = np.random.default_rng(3)
     # Values 0, 1, 2 with both ends in every column scale to multiples of 1/2:
@@ -62,15 +53,6 @@ def test_compiled_breaks_ties_by_lower_index_like_numpy():
     )
 
 
-def test_auto_engine_falls_back_to_numpy_without_numba(monkeypatch):
-    X, y = _data(1, 30, 6, 2)
-    expected = K.relieff(X, y, 4, engine="numpy")
-    monkeypatch.setattr(_relieff_numba, "AVAILABLE", False)
-    np.testing.assert_array_equal(ReliefF(n_neighbors=4).fit(X, y).feature_importances_, expected)
-    with pytest.raises(ImportError, match="pip install numba"):
-        K.relieff(X, y, 4, engine="numba")
-
-
 def test_unknown_engine_is_rejected():
     X, y = _data(2, 10, 3, 2)
     with pytest.raises(ValueError, match="engine must be"):
@@ -81,7 +63,6 @@ def _child_scores(queue, X, y):  # pragma: no cover - runs in the child
     queue.put(K.relieff(X, y, 5, engine="numba", n_jobs=2))
 
 
-@needs_numba
 @pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="needs the fork start method")
 def test_a_forked_child_can_run_the_kernel_after_the_parent_did():
     # numba's parallel=True would start OpenMP threads, after which a forked
@@ -97,7 +78,6 @@ def test_a_forked_child_can_run_the_kernel_after_the_parent_did():
     np.testing.assert_array_equal(queue.get(timeout=5), expected)
 
 
-@needs_numba
 def test_concurrent_calls_from_threads_agree():
     X, y = _data(5, 90, 40, 3)
     expected = K.relieff(X, y, 5, engine="numba", n_jobs=2)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import platform
 import time
 import warnings
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import joblib
+
+from localselect.bench._measure import load_average
 
 logger = logging.getLogger(__name__)
 
@@ -169,13 +170,11 @@ class SuiteContext:
         values : list
             One result per cell, in the order of ``keys``.
         """
-        from localselect._parallel import Parallel, delayed
+        from localselect._runtime import map_tasks
 
         paths = [self._cache_path(key) for key in keys]
         missing = [i for i, path in enumerate(paths) if not path.exists()]
-        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-            delayed(func)(*args[i]) for i in missing
-        )
+        results = map_tasks(func, (args[i] for i in missing), self.n_jobs, generator=True)
         for i, value in zip(missing, results):
             self._store(paths[i], value)
         return [joblib.load(path) for path in paths]
@@ -396,7 +395,7 @@ def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
         "settings": settings,
         "environment": _environment(),
         "seconds": seconds,
-        "load_average": _load_average(),
+        "load_average": load_average(),
         "notes": list(ctx.notes),
         "warnings": warning_lines,
         "records": records,
@@ -446,7 +445,7 @@ def run_all(ctx: SuiteContext, names: Iterable[str] | None = None) -> dict[str, 
     timings: dict[str, Any] = {
         "quick": ctx.quick,
         "n_jobs": ctx.n_jobs,
-        "load_average_start": _load_average(),
+        "load_average_start": load_average(),
         "suites": {},
     }
     start = time.perf_counter()
@@ -464,20 +463,12 @@ def run_all(ctx: SuiteContext, names: Iterable[str] | None = None) -> dict[str, 
         timings["suites"][name] = {
             "seconds": time.perf_counter() - suite_start,
             "ok": "error" not in out[name],
-            "load_average": _load_average(),
+            "load_average": load_average(),
         }
         timings["total_seconds"] = time.perf_counter() - start
         ctx.out.mkdir(parents=True, exist_ok=True)
         (ctx.out / "timings.json").write_text(json.dumps(timings, indent=2) + "\n")
     return out
-
-
-def _load_average() -> list[float] | None:
-    """1, 5 and 15-minute load averages (``None`` where the OS has none)."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
-        return None
 
 
 def collect_results(folder: str | Path) -> list[dict[str, Any]]:
@@ -513,21 +504,3 @@ def collect_results(folder: str | Path) -> list[dict[str, Any]]:
             raise ValueError(f"{path} is not a localselect results.json (no 'records').")
         results.append(data)
     return results
-
-
-def run_measured(task: str, *args: object) -> dict[str, Any]:
-    """Run ``python -m localselect.bench._measure TASK ARGS...`` and return its record.
-
-    The child fits one estimator in a fresh interpreter and prints its fit time
-    and peak resident memory (see :mod:`localselect.bench._measure`).
-    """
-    import subprocess
-    import sys
-
-    proc = subprocess.run(
-        [sys.executable, "-m", "localselect.bench._measure", task, *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])

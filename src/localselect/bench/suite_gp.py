@@ -68,8 +68,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from localselect import GPLocalFeatureSelection
-from localselect._parallel import Parallel, delayed
+from localselect._runtime import map_tasks
 from localselect.bench._core import SuiteContext, load_published, register_suite
+from localselect.bench._measure import load_average
 from localselect.datasets import load_dataset, make_subspace_classification
 from localselect.gp import discriminative_scores, fit_posterior, greedy_max_variance
 
@@ -164,8 +165,8 @@ def _fit_score(factory, seed, X, y, train, test) -> tuple[float, float]:
 
 def _cv(ctx, factory, X, y, splits) -> tuple[np.ndarray, np.ndarray]:
     seeds = ctx.seeds(len(splits))
-    out = Parallel(n_jobs=ctx.n_jobs)(
-        delayed(_fit_score)(factory, s, X, y, tr, te) for s, (tr, te) in zip(seeds, splits)
+    out = map_tasks(
+        _fit_score, ((factory, s, X, y, tr, te) for s, (tr, te) in zip(seeds, splits)), ctx.n_jobs
     )
     return np.array([a for a, _ in out]), np.array([t for _, t in out])
 
@@ -395,9 +396,13 @@ def synthetic(ctx: SuiteContext) -> list[dict[str, Any]]:
             seeds = ctx.seeds(len(splits))
 
             def run(X=X, y=y, relevant=relevant, splits=splits, seeds=seeds):
-                return Parallel(n_jobs=ctx.n_jobs)(
-                    delayed(_gamma_fold)(s, X, y, relevant, tr, te, gammas, n_inner)
-                    for s, (tr, te) in zip(seeds, splits)
+                return map_tasks(
+                    _gamma_fold,
+                    (
+                        (s, X, y, relevant, tr, te, gammas, n_inner)
+                        for s, (tr, te) in zip(seeds, splits)
+                    ),
+                    ctx.n_jobs,
                 )
 
             key = {"suite": "gp-synthetic", "v": 4, "gen": gen, "draw": d, "gammas": gammas}
@@ -653,9 +658,10 @@ def uci(ctx: SuiteContext) -> list[dict[str, Any]]:
             seeds = ctx.seeds(len(splits))
 
             def run(params=params, seeds=seeds, X=X, y=y, splits=splits):
-                return Parallel(n_jobs=ctx.n_jobs)(
-                    delayed(_uci_fold)(sd, X, y, tr, te, params)
-                    for sd, (tr, te) in zip(seeds, splits)
+                return map_tasks(
+                    _uci_fold,
+                    ((sd, X, y, tr, te, params) for sd, (tr, te) in zip(seeds, splits)),
+                    ctx.n_jobs,
                 )
 
             folds = ctx.cached(
@@ -783,9 +789,10 @@ def analyses(ctx: SuiteContext) -> list[dict[str, Any]]:
 
         def run(init=init):
             seeds = ctx.seeds(len(splits))
-            return Parallel(n_jobs=ctx.n_jobs)(
-                delayed(_table4_fold)(s, Xs, ys, tr, te, init)
-                for s, (tr, te) in zip(seeds, splits)
+            return map_tasks(
+                _table4_fold,
+                ((s, Xs, ys, tr, te, init) for s, (tr, te) in zip(seeds, splits)),
+                ctx.n_jobs,
             )
 
         out = ctx.cached({"suite": "gp-analyses", "table": 4, "init": init}, run)
@@ -828,7 +835,6 @@ def _table4_fold(seed, X, y, train, test, init):
 
 def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, Any]]:
     """Issue #17 targets: 5,000 x 40 fit / 2,000 predictions, 30 x 5,000 fit (one run each)."""
-    import os
     import warnings
 
     records: list[dict[str, Any]] = []
@@ -842,7 +848,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
         start = time.perf_counter()
         est.predict(X[:2000])
         pred_s = time.perf_counter() - start
-        load = os.getloadavg()[0]
+        load = (load_average() or [float("nan")])[0]
         note = f"one run; n_jobs=None; load average {load:.1f} on 2 cores (shared machine)"
         records += [
             {
@@ -870,7 +876,7 @@ def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, 
             est = GPLocalFeatureSelection(random_state=0).fit(X, y)
             fit_s = time.perf_counter() - start
         selected = est.get_local_support(rng.uniform(size=(100, 5000))).mean()
-        load = os.getloadavg()[0]
+        load = (load_average() or [float("nan")])[0]
         records.append(
             {
                 **common,

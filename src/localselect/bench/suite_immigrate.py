@@ -55,7 +55,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from localselect import BoostedImmigrate, Immigrate
-from localselect._parallel import Parallel, delayed
+from localselect._runtime import map_tasks
 from localselect.bench._baselines import PAPER_NAMES, classifier_baselines
 from localselect.bench._core import SuiteContext, load_published, register_suite
 from localselect.bench._stats import aggregate_trials
@@ -195,9 +195,10 @@ def _cross_validate(
         )
         splits = list(cv.split(X, y))
         fold_seeds = np.random.RandomState(seed).randint(2**31 - 1, size=len(splits))
-        rows = Parallel(n_jobs=ctx.n_jobs)(
-            delayed(_fold_scores)(make_models(int(s)), X, y, tr, te)
-            for (tr, te), s in zip(splits, fold_seeds)
+        rows = map_tasks(
+            _fold_scores,
+            ((make_models(int(s)), X, y, tr, te) for (tr, te), s in zip(splits, fold_seeds)),
+            ctx.n_jobs,
         )
         return {name: np.array([r[name] for r in rows]) for name in rows[0]}
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import tempfile
 import time
 import tracemalloc
@@ -13,12 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from localselect.bench._core import (
-    SuiteContext,
-    load_published,
-    register_suite,
-    run_measured,
-)
+from localselect.bench._core import SuiteContext, load_published, register_suite
+from localselect.bench._measure import load_text, run_child, run_measured
 from localselect.datasets import load_dataset, load_lfs_sample, make_lfs_synthetic
 from localselect.lfs import LocalFeatureSelection
 
@@ -195,11 +189,6 @@ def _measure(fit) -> tuple[float, float | None]:
     return min(times), peak
 
 
-def _load() -> str:
-    """The 1-minute load average (the machine is shared: read timings beside it)."""
-    return " ".join(f"{v:.2f}" for v in os.getloadavg())
-
-
 def _lfspy_records(ctx: SuiteContext, n: int, m: int) -> list[dict[str, Any]]:
     """Same-run fit times of LFSpy and of ours on the first ``n`` samples, ``m`` features."""
     python = os.environ.get("LOCALSELECT_LFSPY_PYTHON")
@@ -216,18 +205,11 @@ def _lfspy_records(ctx: SuiteContext, n: int, m: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "data.npz"  # the same arrays for both, written for LFSpy
         np.savez(path, X_train=X_tr, y_train=y_tr, X_test=X_te, y_test=y_te.astype(int))
-        proc = subprocess.run(
-            [python, str(Path(__file__).with_name("_lfspy_fit.py")), str(path)],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-            timeout=3600,
-        )
-    if proc.returncode != 0:
-        ctx.note(f"LFSpy failed: {proc.stderr.strip().splitlines()[-1:]}")
+        script = str(Path(__file__).with_name("_lfspy_fit.py"))
+        theirs = run_child([python, script, str(path)], env=env, timeout=3600)
+    if "error" in theirs or "timeout" in theirs:
+        ctx.note(f"LFSpy failed: {theirs}")
         return []
-    theirs = json.loads(proc.stdout.strip().splitlines()[-1])
     t_ours = np.inf
     for _ in range(5):  # a fit of milliseconds: best of five
         t = time.perf_counter()
@@ -242,7 +224,7 @@ def _lfspy_records(ctx: SuiteContext, n: int, m: int) -> list[dict[str, Any]]:
             "value": value,
             "test_accuracy": acc,
             "speedup_vs_lfspy": theirs["fit_seconds"] / value,
-            "load_avg": _load(),
+            "load_avg": load_text(),
         }
         for method, value, acc in (
             ("LFSpy 1.0.4", theirs["fit_seconds"], theirs["test_accuracy"]),
@@ -271,7 +253,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
             "value": t,
             "peak_mib": mem,
             "test_accuracy": acc,
-            "load_avg": _load(),
+            "load_avg": load_text(),
         }
     )
     rng = np.random.default_rng(ctx.random_state)
@@ -300,7 +282,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
                     "peak_mib": mem,
                     "n_samples": n,
                     "n_features": m,
-                    "load_avg": _load(),
+                    "load_avg": load_text(),
                 }
             )
     # n_jobs 2 versus 1, same data, back to back (issue #8: >= 1.7x at N=400, M=1,000).
@@ -320,7 +302,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
                 "metric": "fit seconds",
                 "value": times[jobs],
                 "speedup_vs_1_job": times[1] / times[jobs],
-                "load_avg": _load(),
+                "load_avg": load_text(),
             }
         )
     if not ctx.quick:
@@ -329,7 +311,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
             if not ctx.wants(name):
                 continue
             try:
-                res = _real_fit(name, ctx.n_jobs or 1)
+                res = run_measured("lfs-real", name, ctx.n_jobs or 1)
             except Exception as exc:  # data missing, or the fit failed: say so
                 ctx.note(f"lfs-perf {name}: not run ({type(exc).__name__}: {exc})")
                 continue
@@ -344,7 +326,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
                     "fit_cpu_seconds": res["fit_cpu_seconds"],
                     "peak_rss_mib": res["peak_rss_mib"],
                     "rss_before_fit_mib": res["rss_before_fit_mib"],
-                    "load_avg": _load(),
+                    "load_avg": load_text(),
                 }
             )
     return records
@@ -352,53 +334,6 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
 
 #: Real data sets of the issue's default-settings targets (pmlb_adult: one-hot as loaded).
 _REAL = ["pmlb_waveform_40", "electrical_grid_stability", "pmlb_adult"]
-
-#: One default fit of a real data set in a fresh interpreter (time and peak RSS).
-_REAL_SCRIPT = """
-import json, resource, sys, time
-import numpy as np
-
-def hwm():
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-from localselect.datasets import load_dataset
-from localselect.lfs import LocalFeatureSelection
-name, n_jobs = sys.argv[1], int(sys.argv[2])
-X, y = load_dataset(name)
-X = np.asarray(X, dtype=np.float64)
-X = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1.0)
-y = np.asarray(y)
-warm = np.concatenate([np.flatnonzero(y == c)[:10] for c in np.unique(y)])
-LocalFeatureSelection(n_beta=2).fit(X[warm], y[warm])  # loads the compiled core
-before = hwm()
-t, c = time.perf_counter(), time.process_time()
-est = LocalFeatureSelection(n_jobs=n_jobs).fit(X, y)
-fit, cpu = time.perf_counter() - t, time.process_time() - c
-print(json.dumps({"fit_seconds": fit, "fit_cpu_seconds": cpu, "peak_rss_mib": hwm(),
-                  "rss_before_fit_mib": before,
-                  "n_samples": X.shape[0], "n_features": X.shape[1],
-                  "n_candidates_": est.n_candidates_}))
-"""
-
-
-def _real_fit(name: str, n_jobs: int) -> dict[str, Any]:
-    """:data:`_REAL_SCRIPT` in a fresh interpreter: its JSON record."""
-    import sys
-
-    proc = subprocess.run(
-        [sys.executable, "-c", _REAL_SCRIPT, name, str(n_jobs)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def _rss_fit(n: int, m: int, n_candidates: int | None, seed: int) -> dict[str, Any]:
@@ -532,7 +467,7 @@ def scale(ctx: SuiteContext) -> list[dict[str, Any]]:
                     "value": acc,
                     "fit_seconds": fit,
                     "minus_exact": 100.0 * (acc - res["fits"]["LFS exact"][0]),
-                    "load_avg": _load(),
+                    "load_avg": load_text(),
                 }
             )
     # Synthetic data large enough for the option to matter, where the exact method runs.
@@ -549,7 +484,7 @@ def scale(ctx: SuiteContext) -> list[dict[str, Any]]:
                     "metric": "test accuracy",
                     "value": res["accuracy"],
                     "fit_seconds": res["fit_seconds"],
-                    "load_avg": _load(),
+                    "load_avg": load_text(),
                 }
             )
     # Fit time and peak resident memory, each fit in a fresh interpreter.
@@ -565,7 +500,7 @@ def scale(ctx: SuiteContext) -> list[dict[str, Any]]:
                 "value": res["fit_seconds"],
                 "peak_rss_mib": res["peak_rss_mib"],
                 "rss_before_fit_mib": res["rss_before_fit_mib"],
-                "load_avg": _load(),
+                "load_avg": load_text(),
             }
         )
     return records
@@ -645,7 +580,7 @@ def fig11(ctx: SuiteContext) -> list[dict[str, Any]]:
                 "fit_wall_seconds": point["fit_wall"],
                 "n_irrelevant": n,
                 "n_beta": 20,
-                "load_avg": _load(),
+                "load_avg": load_text(),
             }
         )
     figure = _save_fig11(ctx, records)
@@ -701,7 +636,7 @@ def _switch_cell(name: str, n_train: int | None, variant: str) -> dict[str, Any]
         "fit_cpu_seconds": fit_cpu,
         "predict_seconds": time.perf_counter() - t,
         "n_candidates_": getattr(est, "n_candidates_", None),
-        "load_avg": _load(),
+        "load_avg": load_text(),
     }
 
 

@@ -31,7 +31,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from localselect import IM4E, Immigrate, ReliefF
-from localselect.bench._core import SuiteContext, register_suite, run_measured
+from localselect.bench._core import SuiteContext, register_suite
+from localselect.bench._measure import run_measured
 from localselect.bench.suite_immigrate import PAPER
 from localselect.datasets import load_dataset
 from localselect.margin import relieff

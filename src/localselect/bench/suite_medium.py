@@ -51,6 +51,7 @@ import numpy as np
 from localselect.bench._core import SuiteContext, register_suite
 from localselect.bench._measure import hwm as _hwm
 from localselect.bench._measure import rss as _rss
+from localselect.bench._measure import run_child
 
 logger = logging.getLogger(__name__)
 
@@ -235,30 +236,10 @@ def run_in_child(kind: str, spec: dict[str, Any], limit: float) -> dict[str, Any
     A fresh interpreter (not a fork) makes the peak resident memory the cell's own.
     """
     import json
-    import os
-    import subprocess
     import sys
 
-    env = dict(os.environ)
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        env.setdefault(var, "1")
     code = "from localselect.bench.suite_medium import _child_main; _child_main()"
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", code],
-            input=json.dumps([kind, spec]),
-            capture_output=True,
-            text=True,
-            timeout=limit,
-            env=env,
-        )
-    except subprocess.TimeoutExpired:
-        return {"timeout": limit}
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = " ".join(proc.stderr.strip().splitlines()[-1:])[:200]
-        return {"error": f"the measuring process exited with {proc.returncode}: {tail}"}
-    return json.loads(lines[-1])
+    return run_child([sys.executable, "-c", code], stdin=json.dumps([kind, spec]), timeout=limit)
 
 
 def _methods(ctx: SuiteContext) -> list[str]:

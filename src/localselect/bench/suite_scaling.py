@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from localselect.bench._core import SuiteContext, register_suite
+from localselect.bench._measure import run_forked
 
 logger = logging.getLogger(__name__)
 
@@ -190,11 +191,6 @@ def _parallel_here(
     return out
 
 
-def _child(conn: Any, args: tuple, func: Any = _measure_here) -> None:  # pragma: no cover
-    conn.send(func(*args))
-    conn.close()
-
-
 def _measure(
     cls: type,
     name: str,
@@ -206,32 +202,15 @@ def _measure(
     func: Any = _measure_here,
     fresh: bool = False,
 ) -> dict[str, Any]:
-    """Measure in a child process, killed after ``limit`` seconds (a fit can explode).
+    """``func(cls, name, n, m, seed, repeats)`` in a child process killed after ``limit``
+    seconds (a fit can explode): :func:`localselect.bench._measure.run_forked`.
 
     The child is forked (cheap) unless ``fresh`` is true, then spawned: a forked
     child inherits the parent's joblib/loky executor, whose worker processes
     belong to the parent, so an ``n_jobs=2`` fit in it waits forever once an
     earlier suite of the same ``bench all`` used ``n_jobs=2``.
     """
-    import multiprocessing as mp
-
-    methods = mp.get_all_start_methods()
-    ctx: Any = mp.get_context("fork" if "fork" in methods and not fresh else "spawn")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, (cls, name, n, m, seed, repeats), func))
-    proc.start()
-    child.close()
-    try:
-        if parent.poll(limit):
-            return parent.recv()
-        return {"timeout": limit}
-    except EOFError:
-        return {"error": f"the measuring process died (exit code {proc.exitcode})"}
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        parent.close()
+    return run_forked(func, (cls, name, n, m, seed, repeats), limit, fresh=fresh)
 
 
 def _slope(x: list[float], v: list[float]) -> float | None:

@@ -238,10 +238,10 @@ def _exit_now_if_compiling(code: int) -> None:
     """After a Ctrl-C: leave at once (``os._exit``) while numba compiles the LFS core.
 
     The compiler cannot be stopped, and an interpreter that finalises under it
-    may crash (see :func:`localselect.lfs._core.compiling`).
+    may crash (see :func:`localselect._runtime.compiling`).
     """
-    core = sys.modules.get("localselect.lfs._core")
-    if core is not None and core.compiling():
+    runtime = sys.modules.get("localselect._runtime")
+    if runtime is not None and runtime.compiling():
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -1,4 +1,4 @@
-"""The CLI's view of :mod:`localselect._progress`: ``rich`` progress bars.
+"""The CLI's view of :mod:`localselect._runtime._report`: ``rich`` progress bars.
 
 A task gets a bar once it has run for ``delay`` seconds (so quick fits draw
 nothing) and loses it when it ends. Bars are drawn only on a terminal; piped
@@ -8,6 +8,7 @@ display as the bars (:func:`status`), so the two never overwrite each other.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,12 +28,15 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from localselect._progress import ProgressTask, listen
+from localselect._runtime import ProgressTask, listen
 
 __all__ = ["RichProgressListener", "progress_bars", "status"]
 
-#: The live display of the innermost :func:`progress_bars` block drawing on a terminal.
-_ACTIVE: list[Progress] = []
+#: The live displays of the :func:`progress_bars` blocks drawing on a terminal in this
+#: context, innermost last (a context variable: no state shared by the whole process).
+_ACTIVE: contextvars.ContextVar[tuple[Progress, ...]] = contextvars.ContextVar(
+    "localselect_cli_progress", default=()
+)
 
 
 class _CountedOnly(ProgressColumn):
@@ -115,12 +119,12 @@ def progress_bars(console: Console | None = None, *, delay: float = 2.0) -> Iter
         console=console,
         transient=True,
     )
-    _ACTIVE.append(progress)
+    token = _ACTIVE.set((*_ACTIVE.get(), progress))
     try:
         with progress, listen(RichProgressListener(progress, delay=delay)):
             yield
     finally:
-        _ACTIVE.remove(progress)
+        _ACTIVE.reset(token)
 
 
 @contextmanager
@@ -138,11 +142,12 @@ def status(console: Console, text: str) -> Iterator[None]:
     text : str
         The status line.
     """
-    if not _ACTIVE:
+    active = _ACTIVE.get()
+    if not active:
         with console.status(text):
             yield
         return
-    progress = _ACTIVE[-1]
+    progress = active[-1]
     row = progress.add_task(text, total=None, unit="")
     try:
         yield

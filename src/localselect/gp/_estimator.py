@@ -18,9 +18,8 @@ from threadpoolctl import threadpool_limits
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._pairwise import row_chunks
-from localselect._parallel import Parallel, delayed
-from localselect._progress import progress_task
 from localselect._renames import deprecated_option, renamed_attribute, renamed_parameter
+from localselect._runtime import map_tasks
 from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
 from localselect.gp._medoids import k_medoids
 from localselect.gp._multigp import (
@@ -505,10 +504,9 @@ class GPLocalFeatureSelection(
         corr[stds <= 1e-12, :] = 0.0
         self._abs_corr = np.abs(corr)
 
-        stages = progress_task(
-            4, "GP local selection fit", unit="stages", verbose=self.verbose, logger=logger
-        )
-        with stages as task:
+        with verbose_log(logger, self.verbose).task(
+            4, "GP local selection fit", unit="stages"
+        ) as task:
             self._fit_stages(Xs, discrete, rng, task)
         return self
 
@@ -803,12 +801,9 @@ class GPLocalFeatureSelection(
     def _blocks(self, func, Xs: np.ndarray, blocks: list[slice], description: str) -> list:
         """``func(self, Xs[rows])`` for every block of queries, in parallel, with progress."""
         out = []
-        with progress_task(
-            Xs.shape[0], description, unit="queries", verbose=self.verbose, logger=logger
-        ) as task:
-            results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-                delayed(func)(self, Xs[rows]) for rows in blocks
-            )
+        log = verbose_log(logger, self.verbose)
+        with log.task(Xs.shape[0], description, unit="queries") as task:
+            results = map_tasks(func, ((self, Xs[r]) for r in blocks), self.n_jobs, generator=True)
             for rows, res in zip(blocks, results):
                 out.append(res)
                 task.advance(rows.stop - rows.start)

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from localselect._pairwise import row_chunks
-from localselect._parallel import Parallel, delayed
+from localselect._runtime import map_tasks, n_threads
 
 __all__ = [
     "discriminative_scores",
@@ -140,12 +140,16 @@ def raw_scores_multi(
     labels = np.atleast_2d(np.asarray(labels, dtype=np.intp))
     if n == 0 or m == 0:
         return np.zeros((labels.shape[0], n, m))
-    n_blocks = min(m, 8 * max(1, abs(n_jobs or 1)))
+    n_blocks = min(m, 8 * n_threads(n_jobs))
     edges = np.linspace(0, m, n_blocks + 1).astype(int)
-    blocks = Parallel(n_jobs=n_jobs)(
-        delayed(_feature_block)(X, labels, discrete, range(a, b), working_memory)
-        for a, b in itertools.pairwise(edges)
-        if b > a
+    blocks = map_tasks(
+        _feature_block,
+        (
+            (X, labels, discrete, range(a, b), working_memory)
+            for a, b in itertools.pairwise(edges)
+            if b > a
+        ),
+        n_jobs,
     )
     return np.concatenate(blocks, axis=2)
 

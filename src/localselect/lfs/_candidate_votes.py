@@ -4,7 +4,7 @@ A region ``i`` (representative ``x_i`` of class ``c_i``, subset ``f_i``,
 radius ``r_i``) takes part in a query's decision when the query lies in its
 hypersphere, ``||x - x_i||_{f_i} <= r_i``, and votes for ``c_i`` when its
 neighbour rule does: among the query's candidate pool (its nearest training
-points, :meth:`LocalFeatureSelection._query_pools`), the points at the
+points, :meth:`localselect.lfs._record.Regions.pools`), the points at the
 minimum squared distance in ``f_i`` are strictly more often of class ``c_i``
 than not (:func:`localselect.lfs._select.pool_wins`, the numpy reference of
 these kernels). Regions sharing a subset share that rule, so it is computed
@@ -26,12 +26,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from localselect._typing import FloatArray, IntArray
+from localselect._runtime import register_kernel
+from localselect._typing import IntArray
 
 __all__ = [
+    "PREDICT_KERNEL",
     "candidate_ratio_votes",
     "candidate_sphere_votes",
-    "kernel_args",
     "query_block",
     "subset_groups",
 ]
@@ -203,14 +204,23 @@ def candidate_ratio_votes(
     return ratio, votes
 
 
-def kernel_args(est, Q: FloatArray, pool: IntArray, groups: tuple) -> tuple:
-    """The arguments of the two kernels for a fitted estimator and a block of queries."""
-    return (
-        np.require(Q, dtype=np.float64, requirements=["C", "W"]),
-        np.require(est.X_fit_, dtype=np.float64, requirements=["C", "W"]),
-        np.asarray(est.y_fit_, dtype=np.int64),
-        np.ascontiguousarray(pool, dtype=np.int64),
-        np.asarray(est.radii_, dtype=np.float64),
-        *groups,
-        int(est.classes_.size),
-    )
+#: What a prediction reports while numba compiles the vote kernels (first use).
+COMPILE_MESSAGE = "compiling the LFS prediction kernels once (about 20 s; cached afterwards)"
+
+
+def _warm_up() -> None:
+    """Both kernels on two regions and one query, with the argument types of real calls."""
+    X = np.array([[0.0, 1.0], [2.0, 0.5]])
+    y = np.array([0, 1], dtype=np.int64)
+    Q = np.array([[0.5, 0.5]])
+    pool = np.array([[0, 1]], dtype=np.int64)
+    groups = subset_groups(np.array([[True, False], [True, True]]))
+    args = (Q, X, y, pool, np.ones(2), *groups, 2)
+    candidate_sphere_votes(*args)
+    candidate_ratio_votes(*args)
+
+
+#: The compiled LFS prediction, as the runtime's kernel registry knows it.
+PREDICT_KERNEL = register_kernel(
+    "LFS prediction", (candidate_sphere_votes, candidate_ratio_votes), _warm_up, COMPILE_MESSAGE
+)

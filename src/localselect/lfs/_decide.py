@@ -26,9 +26,16 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from localselect.lfs._candidate_votes import candidate_ratio_votes, kernel_args, query_block
+from localselect._runtime import Reporter, ensure_compiled
+from localselect.lfs._candidate_votes import (
+    PREDICT_KERNEL,
+    candidate_ratio_votes,
+    candidate_sphere_votes,
+    query_block,
+)
+from localselect.lfs._record import Regions, regions_of
 
-__all__ = ["QuerySubsets", "query_subsets"]
+__all__ = ["QuerySubsets", "prediction_regions", "query_subsets", "region_subsets", "similarities"]
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -61,20 +68,44 @@ class QuerySubsets(NamedTuple):
     winner: NDArray[np.intp]  # (n_queries,): predicted class code
 
 
-def _block_votes(est: Any, Q: FloatArray) -> tuple[FloatArray, BoolArray]:
+def prediction_regions(est: Any) -> Regions:
+    """The fitted estimator's :class:`Regions`, with the vote kernels compiled (or loaded)."""
+    ensure_compiled(PREDICT_KERNEL, Reporter.for_estimator(est))
+    return regions_of(est)
+
+
+def similarities(regions: Regions, X: FloatArray) -> FloatArray:
+    """``S_c`` of eq. (11) for validated ``X``: shape (n_queries, n_classes).
+
+    Compiled in :func:`~localselect.lfs._candidate_votes.candidate_sphere_votes`
+    over each query's pool (:meth:`Regions.pools`: every training point for
+    the exact method), in blocks of queries whose pools fit in memory.
+    """
+    eta = np.bincount(
+        regions.y_fit[regions.support.any(axis=1)], minlength=regions.n_classes
+    ).astype(np.float64)
+    eta[eta == 0] = np.inf  # a class without active regions gets similarity 0
+    S = np.empty((X.shape[0], regions.n_classes))
+    step = query_block(regions.pool_width)
+    for start in range(0, X.shape[0], step):
+        Q = X[start : start + step]
+        S[start : start + Q.shape[0]] = candidate_sphere_votes(*regions.kernel_args(Q)) / eta
+    return S
+
+
+def _block_votes(regions: Regions, Q: FloatArray) -> tuple[FloatArray, BoolArray]:
     """Ratio ``d_i(x) / r_i`` and neighbour-rule votes of every region.
 
     The neighbours of a query are searched among its pool
-    (``est._query_pools``: every training point for the exact method, its
+    (:meth:`Regions.pools`: every training point for the exact method, its
     nearest candidates otherwise). Votes are computed where they count: for
     the queries inside some sphere of a group of regions, and for every region
     when none of a query's spheres votes (the fallback); compiled in
     :func:`localselect.lfs._candidate_votes.candidate_ratio_votes`.
     """
-    n_train = est.X_fit_.shape[0]
-    flat = est._flat_groups()
-    ratio_t, votes_t = candidate_ratio_votes(*kernel_args(est, Q, est._query_pools(Q), flat))
-    reps = flat[1]
+    n_train = regions.X_fit.shape[0]
+    ratio_t, votes_t = candidate_ratio_votes(*regions.kernel_args(Q))
+    reps = regions.groups[1]
     ratio = np.full((Q.shape[0], n_train), np.inf)
     votes = np.zeros(ratio.shape, dtype=bool)
     ratio[:, reps] = ratio_t
@@ -106,9 +137,14 @@ def query_subsets(est: Any, X: FloatArray, rule: str = "decisive") -> QuerySubse
     """
     if rule not in ("decisive", "nearest"):
         raise ValueError(f"rule must be 'decisive' or 'nearest', got {rule!r}.")
+    return region_subsets(prediction_regions(est), X, rule)
+
+
+def region_subsets(regions: Regions, X: FloatArray, rule: str = "decisive") -> QuerySubsets:
+    """:func:`query_subsets` on the fitted regions (``rule`` already checked)."""
     n_q, m = X.shape
-    support = np.asarray(est.local_support_, dtype=bool)
-    n_classes = est.classes_.size
+    support = regions.support
+    n_classes = regions.n_classes
     out_support = np.zeros((n_q, m), dtype=bool)
     out_rel = np.zeros((n_q, m))
     region = np.full(n_q, -1, dtype=np.intp)
@@ -117,21 +153,22 @@ def query_subsets(est: Any, X: FloatArray, rule: str = "decisive") -> QuerySubse
     if not support.any():
         return QuerySubsets(out_support, out_rel, region, n_deciding, winner)
     active = support.any(axis=1)
-    eta = np.bincount(est.y_fit_[active], minlength=n_classes).astype(np.float64)
+    y_fit = regions.y_fit
+    eta = np.bincount(y_fit[active], minlength=n_classes).astype(np.float64)
     eta[eta == 0] = np.inf
-    onehot = np.eye(n_classes)[est.y_fit_]
+    onehot = np.eye(n_classes)[y_fit]
     support_f = support.astype(np.float64)
     # Dense (queries x training points) blocks: at most _QUERY_BLOCK rows, ~32 MiB each.
-    step = min(_QUERY_BLOCK, query_block(est.X_fit_.shape[0]), query_block(est._pool_width()))
+    step = min(_QUERY_BLOCK, query_block(regions.X_fit.shape[0]), query_block(regions.pool_width))
     for start in range(0, n_q, step):
         Q = X[start : start + step]
         sl = slice(start, start + Q.shape[0])
-        ratio, votes = _block_votes(est, Q)
+        ratio, votes = _block_votes(regions, Q)
         sphere = votes & (ratio <= 1.0)
         pool = np.where(sphere.any(axis=1, keepdims=True), sphere, votes)
         S = (pool @ onehot) / eta
         win = np.argmax(S, axis=1)
-        deciding = pool & (est.y_fit_[None, :] == win[:, None]) & (S.max(axis=1) > 0)[:, None]
+        deciding = pool & (y_fit[None, :] == win[:, None]) & (S.max(axis=1) > 0)[:, None]
         count = deciding.sum(axis=1)
         nearest_any = np.argmin(ratio, axis=1)
         if rule == "decisive":

@@ -2,41 +2,23 @@
 
 from __future__ import annotations
 
-import logging
-import weakref
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
-from localselect._parallel import local_threads
-from localselect._progress import progress_task
 from localselect._renames import deprecated_option, renamed_parameter
+from localselect._runtime import ensure_compiled
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
-from localselect.lfs._candidate_votes import (
-    candidate_sphere_votes,
-    kernel_args,
-    query_block,
-    subset_groups,
-)
-from localselect.lfs._core import ensure_compiled, fit_iteration
-from localselect.lfs._decide import query_subsets
+from localselect.lfs._decide import prediction_regions, query_subsets, similarities
+from localselect.lfs._fit import FIT_KERNEL, fit_iteration
 from localselect.lfs._select import nearest_candidates
 
 __all__ = ["LocalFeatureSelection"]
-
-#: ``subset_groups`` of each fitted estimator's ``local_support_``, by estimator.
-_GROUPS_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-#: The nearest-neighbour index of each fitted estimator's training points.
-_POOL_INDEX_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-logger = logging.getLogger(__name__)
 
 #: ``n_candidates="auto"``: the exact method up to this many training samples ...
 AUTO_EXACT_MAX_SAMPLES = 1000
@@ -216,7 +198,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     **Computation.** Everything per representative (weights, ``a`` and
     ``b``, the LP sweep, rounding, radii and leave-one-out scores) runs in one
     compiled call per block of representatives (numba,
-    :mod:`localselect.lfs._core`), on ``n_jobs`` threads; each representative
+    :mod:`localselect.lfs._regions`), on ``n_jobs`` threads; each representative
     owns its outputs, so results do not depend on the thread count. The first
     fit after installation compiles the core (about a minute, cached on disk).
 
@@ -333,16 +315,9 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
             else f"nearest-candidate method (n_candidates={self.n_candidates_})",
         )
         support = np.zeros((n, m), dtype=bool)
-        threads = effective_n_jobs(self.n_jobs)
-        ensure_compiled(self.verbose, logger)
+        ensure_compiled(FIT_KERNEL, log)
         self.n_iter_ = 0
-        with progress_task(
-            max_iter * n,
-            "LFS representatives",
-            verbose=self.verbose,
-            logger=logger,
-            unit="representatives",
-        ) as task:
+        with log.task(max_iter * n, "LFS representatives", unit="representatives") as task:
             for it in range(max_iter):
                 res = fit_iteration(
                     X,
@@ -356,7 +331,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
                     n_beta=int(self.n_beta),
                     rounding=self.rounding,
                     n_rounding=int(self.n_rounding),
-                    n_threads=threads,
+                    n_jobs=self.n_jobs,
                     advance=task.advance,
                 )
                 self.n_iter_ = it + 1
@@ -388,63 +363,9 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     # Prediction
     # ------------------------------------------------------------------ #
 
-    def _query_pools(self, Q):
-        """Each query's candidate pool for the neighbour rule of eq. (11).
-
-        Nearest-candidate method: the query's ``n_candidates_ * n_classes``
-        nearest training points of any class (full-space Euclidean distance;
-        all of them when there are fewer), so the pool keeps the classes'
-        local proportions as the exact rule's search over every point does.
-        Exact method: every training point (a read-only broadcast view).
-        """
-        n_fit, k = self.X_fit_.shape[0], self._pool_width()
-        if self.candidates_ is None:
-            return np.broadcast_to(np.arange(n_fit, dtype=np.int64), (Q.shape[0], n_fit))
-        cached = _POOL_INDEX_CACHE.get(self)
-        if cached is None or cached[0] is not self.X_fit_:
-            cached = (self.X_fit_, NearestNeighbors(n_jobs=self.n_jobs).fit(self.X_fit_))
-            _POOL_INDEX_CACHE[self] = cached
-        with local_threads():
-            return cached[1].kneighbors(Q, n_neighbors=k, return_distance=False)
-
-    def _pool_width(self):
-        """Points in each query's pool (:meth:`_query_pools`)."""
-        n_fit = self.X_fit_.shape[0]
-        if self.candidates_ is None:
-            return n_fit
-        return min(n_fit, int(self.n_candidates_) * self.classes_.size)
-
-    def _flat_groups(self):
-        """``subset_groups`` of ``local_support_`` (:mod:`._candidate_votes`), cached."""
-        # Kept outside the instance: predict must leave ``__dict__`` unchanged.
-        cached = _GROUPS_CACHE.get(self)
-        if cached is None or cached[0] is not self.local_support_:
-            groups = subset_groups(np.asarray(self.local_support_, dtype=bool))
-            cached = (self.local_support_, groups)
-            _GROUPS_CACHE[self] = cached
-        return cached[1]
-
-    @fill_doc
     def _similarities(self, X):
-        """``S_c`` of eq. (11) for validated ``X``: shape (n_queries, n_classes).
-
-        Compiled in :func:`~localselect.lfs._candidate_votes.candidate_sphere_votes`
-        over each query's pool (:meth:`_query_pools`: every training point for
-        the exact method), in blocks of queries whose pools fit in memory.
-        """
-        n_classes = self.classes_.size
-        eta = np.bincount(
-            self.y_fit_[self.local_support_.any(axis=1)], minlength=n_classes
-        ).astype(np.float64)
-        eta[eta == 0] = np.inf  # a class without active regions gets similarity 0
-        groups = self._flat_groups()
-        S = np.empty((X.shape[0], n_classes))
-        step = query_block(self._pool_width())
-        for start in range(0, X.shape[0], step):
-            Q = X[start : start + step]
-            votes = candidate_sphere_votes(*kernel_args(self, Q, self._query_pools(Q), groups))
-            S[start : start + Q.shape[0]] = votes / eta
-        return S
+        """``S_c`` of eq. (11) for validated ``X``: :func:`.lfs._decide.similarities`."""
+        return similarities(prediction_regions(self), X)
 
     @fill_doc
     def predict_proba(self, X):

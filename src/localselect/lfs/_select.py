@@ -1,7 +1,7 @@
 """Candidate points of the nearest-candidate method (``n_candidates``).
 
 The per-representative work itself (lines 5-11 of Algorithm 1) is the compiled
-core, :mod:`localselect.lfs._core`.
+core, :mod:`localselect.lfs._regions`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.neighbors import NearestNeighbors
 
-from localselect._parallel import local_threads
+from localselect._runtime import local_threads
 from localselect._typing import FloatArray
 
 __all__ = ["nearest_candidates"]

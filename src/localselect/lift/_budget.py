@@ -20,6 +20,8 @@ from math import comb
 
 import numpy as np
 
+from localselect._runtime import n_threads
+
 __all__ = [
     "auto_max_size",
     "auto_profile_size",
@@ -92,15 +94,12 @@ def search_seconds(
     Sizes the pilot did not reach take the time of the largest measured size
     scaled by ``k`` (the counting cost is linear in the subset size).
     """
-    from joblib import effective_n_jobs
-
     last = max(per_size)
     total = sum(
         comb(n_features, k) * (per_size[k] if k in per_size else per_size[last] * k / last)
         for k in range(1, min(max_size, n_features) + 1)
     )
-    jobs = 1 if n_jobs is None else max(1, effective_n_jobs(n_jobs))
-    return total / jobs
+    return total / n_threads(n_jobs)
 
 
 def largest_countable_size(n_features: int, limit: int) -> int:

@@ -37,8 +37,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from localselect._parallel import Parallel, delayed
-from localselect._progress import ProgressTask
+from localselect._runtime import ProgressTask, map_tasks
 from localselect._typing import FloatArray, Int64Array
 from localselect.lift._budget import pilot_seconds_per_size, search_seconds
 from localselect.lift._lattice import (
@@ -280,8 +279,8 @@ def _run_chunks(
 ) -> list:
     """``func(chunk, *args)`` over chunks of ``subsets`` in order, counting subsets done."""
     chunks = _chunks(subsets, n_jobs)
-    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-        delayed(func)(chunk, *args) for chunk in chunks
+    results = map_tasks(
+        func, ((chunk, *args) for chunk in chunks), n_jobs, prefer="threads", generator=True
     )
     parts = []
     for chunk, part in zip(chunks, results):
@@ -509,11 +508,15 @@ def search_profiles(
             err.n_subsets = count_subsets(m, max_size)  # type: ignore[attr-defined]
             raise err
     items = _items(codes, cards, y, n_classes, threshold)
-    branches = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-        delayed(_profile_branch)(
-            root, items, n_classes, threshold, min_support, max_size, targets, top_k
-        )
-        for root in range(m)
+    branches = map_tasks(
+        _profile_branch,
+        (
+            (root, items, n_classes, threshold, min_support, max_size, targets, top_k)
+            for root in range(m)
+        ),
+        n_jobs,
+        prefer="threads",
+        generator=True,
     )
     parts = []
     for part in branches:

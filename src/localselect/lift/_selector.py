@@ -15,7 +15,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
-from localselect._progress import progress_task
 from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
 from localselect.lift._budget import auto_max_size, auto_profile_size
 from localselect.lift._measures import encode_discrete
@@ -442,9 +441,8 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, BaseEstimator):
         frequent = None
         total = n_features if pruned else count_subsets(n_features, max_size)
         unit = "first features" if pruned else "subsets"
-        with progress_task(
-            total, f"LLDS {self.resolution} search", unit=unit, verbose=self.verbose, logger=logger
-        ) as task:
+        log = verbose_log(logger, self.verbose)
+        with log.task(total, f"LLDS {self.resolution} search", unit=unit) as task:
             guarded = {**common, "max_seconds": max_seconds, "progress": task}
             by_class = {**guarded, "min_support": self.min_support, "targets": targets}
             try:

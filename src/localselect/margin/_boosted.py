@@ -13,7 +13,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
-from localselect._progress import progress_task
 from localselect._renames import deprecated_option
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._common import (
@@ -253,9 +252,7 @@ class BoostedImmigrate(
         sigma = self.sigma_max
         estimators, votes, errors, sigmas = [], [], [], []
         first = None
-        with progress_task(
-            self.n_estimators, "BIM rounds", verbose=self.verbose, logger=logger, unit="rounds"
-        ) as task:
+        with log.task(self.n_estimators, "BIM rounds", unit="rounds") as task:
             for t in range(self.n_estimators):
                 result = immigrate_fit(
                     X,

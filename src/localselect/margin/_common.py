@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from numbers import Integral, Real
@@ -13,8 +12,8 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
 
 from localselect._compat import Interval, StrOptions
-from localselect._progress import progress_task
 from localselect._renames import deprecated_option, renamed_attribute, renamed_parameter
+from localselect._runtime import Reporter
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._kernels import VectorResult
 from localselect.margin._pairs import resolve_pairs
@@ -75,19 +74,13 @@ def iteration_callback(
 
 
 @contextmanager
-def iterations(estimator: Any, name: str, log: Callable[..., None]) -> Iterator[Callable]:
+def iterations(estimator: Any, name: str, log: Reporter) -> Iterator[Callable]:
     """A progress task over ``estimator.max_iter`` iterations; yields the kernel callback.
 
     The callback advances the task, logs each iteration (depth 2) and calls the
     estimator's own ``callback``.
     """
-    with progress_task(
-        estimator.max_iter,
-        f"{name} iterations",
-        verbose=estimator.verbose,
-        logger=logging.getLogger(type(estimator).__module__),
-        unit="iterations",
-    ) as task:
+    with log.task(estimator.max_iter, f"{name} iterations", unit="iterations") as task:
         yield iteration_callback(log, name, estimator.callback, task)
 
 

@@ -41,7 +41,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from localselect._pairwise import PairDiffs, hit_miss_masks, masked_softmax, row_chunks
-from localselect._parallel import Parallel, delayed
+from localselect._runtime import run_blocks
 from localselect._typing import FloatArray, IntArray
 
 __all__ = [
@@ -93,10 +93,9 @@ class MarginVectorStep(NamedTuple):
 
 
 def map_blocks(func: Callable, blocks: Sequence[Any], n_jobs: int | None) -> list:
-    """Run ``func(block)`` on every block, in threads when ``n_jobs`` asks for it."""
-    if n_jobs is None or n_jobs == 1 or len(blocks) == 1:
-        return [func(block) for block in blocks]
-    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(func)(block) for block in blocks)
+    """``func(block)`` of every block, in order (:func:`localselect._runtime.run_blocks`):
+    on threads when ``n_jobs`` asks for it, or as the tasks of a Dask cluster the caller chose."""
+    return run_blocks(func, blocks, n_jobs, remote=(func, ()))
 
 
 def pair_matrix(pairs: PairDiffs, values: list[FloatArray], n: int) -> FloatArray:

@@ -36,7 +36,7 @@ from sklearn import get_config
 from sklearn.neighbors import NearestNeighbors
 
 from localselect._pairwise import DEFAULT_WORKING_MEMORY
-from localselect._parallel import local_threads
+from localselect._runtime import local_threads
 from localselect._typing import FloatArray, IntArray
 
 __all__ = [

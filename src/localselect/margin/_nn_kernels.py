@@ -15,7 +15,6 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-from joblib import effective_n_jobs
 from numpy.typing import NDArray
 from scipy.spatial.distance import pdist, squareform
 from sklearn import get_config
@@ -23,6 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
 
 from localselect._pairwise import hit_miss_masks, row_chunks
+from localselect._runtime import ensure_compiled
 from localselect._typing import FloatArray, IntArray
 from localselect.margin import _relieff_numba
 from localselect.margin._kernels import VectorResult, map_blocks
@@ -137,12 +137,10 @@ def relieff(
     has_nan = bool(np.isnan(X).any())
     if engine == "numba" and has_nan:
         raise ValueError("engine='numba' needs complete data; use engine='numpy' with NaN.")
-    if engine == "numba" or (engine == "auto" and _relieff_numba.AVAILABLE and not has_nan):
-        if not _relieff_numba.AVAILABLE:
-            raise ImportError("engine='numba' needs numba (a dependency): pip install numba.")
-        threads = None if n_jobs is None else effective_n_jobs(n_jobs)
+    if engine == "numba" or (engine == "auto" and not has_nan):
+        ensure_compiled(_relieff_numba.RELIEFF_KERNEL)
         memory = (block_memory or get_config().get("working_memory") or 1024) * 2**20
-        return _relieff_numba.relieff_compiled(X, codes, n_neighbors, threads, memory)
+        return _relieff_numba.relieff_compiled(X, codes, n_neighbors, n_jobs, memory)
     n, a = X.shape
     known = ~np.isnan(X)
     lo = np.where(known, X, np.inf).min(axis=0)

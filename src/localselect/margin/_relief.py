@@ -121,12 +121,10 @@ class ReliefF(_FeatureWeightSelector):
     n_features_to_select : int, float or None, default=10
         %(n_features_to_select)s
     n_jobs : int, default=None
-        Threads. With numba (a dependency; ``engine="auto"``) the
-        compiled kernel runs on ``n_jobs`` threads, and when None on every
-        usable core (or ``NUMBA_NUM_THREADS`` / ``OMP_NUM_THREADS`` when set,
-        as in joblib's workers), like scikit-learn's OpenMP code; without
-        numba, threads over row blocks of the distance matrix (None: one).
-        Results do not depend on it.
+        Threads: the compiled kernel's tiles and feature blocks (data without
+        NaN), else row blocks of the distance matrix. None means 1 unless in a
+        ``joblib.parallel_config(n_jobs=...)`` context; -1 all cores. Results
+        do not depend on it.
     verbose : int, default=0
         1 logs stages (INFO) to ``logging.getLogger("localselect.margin")``.
 

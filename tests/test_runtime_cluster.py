@@ -1,4 +1,4 @@
-"""The shared parallel layer (``localselect._parallel``): one entry point, clear failures.
+"""The runtime's cluster path (``localselect._runtime._cluster``): one entry point, clear failures.
 
 The fault-injection checks on a cluster of worker processes are in
 ``tests/test_dask_faults.py`` (slow); these are the fast ones.
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 import sklearn
 
-from localselect._parallel import BACKEND_NAME, ClusterLostError, Parallel, delayed
+from localselect._runtime import BACKEND_NAME, ClusterLostError
+from localselect._runtime._cluster import Parallel, delayed
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "localselect"
 
@@ -31,9 +32,9 @@ def test_every_parallel_loop_goes_through_the_shared_layer():
     offenders = [
         str(path.relative_to(SRC))
         for path in SRC.rglob("*.py")
-        if path.name != "_parallel.py" and pattern.search(path.read_text())
+        if path.name != "_cluster.py" and pattern.search(path.read_text())
     ]
-    assert offenders == [], f"use localselect._parallel.Parallel in {offenders}"
+    assert offenders == [], f"use localselect._runtime.map_tasks in {offenders}"
 
 
 @pytest.mark.parametrize("backend", ["sequential", "threading", "loky"])
@@ -97,3 +98,17 @@ def test_in_process_cluster_gives_the_serial_results_and_config():
     keys = [str(t["key"]) for t in stream.data]
     assert sum(k.startswith("unit-") for k in keys) == 5
     assert sum(k.startswith("localselect-data-") for k in keys) == 1
+
+
+def test_importing_an_estimator_registers_the_backend_and_plain_import_stays_light():
+    """What docs/scaling.md says: ``from localselect import X`` registers the backend."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, localselect; light = 'joblib' not in sys.modules; "
+        "from localselect import Relief; from joblib.parallel import BACKENDS; "
+        f"print(light, {BACKEND_NAME!r} in BACKENDS)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]

@@ -1,28 +1,38 @@
-"""Progress of long computations, shared by every estimator and the CLI.
+"""Reporting long work: one :class:`Reporter` per fit, for log messages and progress.
 
-Library code reports units of work (representatives, iterations, queries,
-subsets) through :func:`progress_task`; it never prints. Two consumers read
-the reports:
+An estimator makes one reporter when ``fit`` starts, from its ``verbose``
+parameter (:meth:`Reporter.for_estimator`; ``LabelledFitMixin.fit`` hands it to
+``_fit`` as ``log``); everything the fit says goes through it:
 
-* the estimator's ``verbose`` parameter: with ``verbose >= 1`` the task logs
-  ``done/total``, elapsed and estimated remaining time at INFO level to the
-  estimator's logger, at most every ``log_interval`` seconds and only once the
-  task has run for ``log_interval`` seconds (so short fits stay silent);
-* listeners, installed with :func:`listen` (the CLI installs one that draws a
-  ``rich`` progress bar for any task that runs past about two seconds).
+* ``log(depth, message, *args)``: depth 1 (stages) at INFO when
+  ``verbose >= 1``, depth 2 (iterations) at DEBUG when ``verbose >= 2``, to
+  the estimator's module logger (the application's logging configuration
+  decides where they appear; no logger's level is changed);
+* ``log.task(total, description, unit=...)``: a counted block of work
+  (:class:`ProgressTask`). With ``verbose >= 1`` it logs ``done/total``,
+  elapsed and estimated remaining time at INFO every ``log_interval`` seconds
+  once it has run that long (so short fits stay silent); listeners see it too.
+
+Listeners are installed with :func:`listen` for the block of code (and the
+context, :mod:`contextvars`) that runs the fit, not for the whole process; the
+CLI installs one that draws a ``rich`` progress bar for any task that runs
+past about two seconds. A reporter takes the listeners of the context it was
+made in, so tasks advanced from worker threads still reach them.
 
 Reporting never changes a result: a task only counts.
 
 Examples
 --------
->>> from localselect._progress import listen, progress_task
+>>> import logging
+>>> from localselect._runtime import Reporter, listen
 >>> seen = []
 >>> class Recorder:
 ...     def start(self, task): seen.append(("start", task.total))
 ...     def update(self, task): seen.append(("update", task.done))
 ...     def finish(self, task): seen.append(("finish", task.done))
 >>> with listen(Recorder()):
-...     with progress_task(3, "toy", unit="steps") as task:
+...     log = Reporter(logging.getLogger("localselect.example"), verbose=0)
+...     with log.task(3, "toy", unit="steps") as task:
 ...         for _ in range(3):
 ...             task.advance()
 >>> seen[0], seen[-1]
@@ -31,18 +41,21 @@ Examples
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
-__all__ = ["ProgressListener", "ProgressTask", "listen", "progress_task"]
+__all__ = ["ProgressListener", "ProgressTask", "Reporter", "listen"]
 
 _LOGGER = logging.getLogger("localselect")
-_listeners: list[ProgressListener] = []
-_listeners_lock = threading.Lock()
+#: Listeners of the current context (a tuple: contexts never share a mutable list).
+_LISTENERS: contextvars.ContextVar[tuple] = contextvars.ContextVar(
+    "localselect_progress_listeners", default=()
+)
 
 
 class ProgressListener(Protocol):
@@ -56,7 +69,7 @@ class ProgressListener(Protocol):
 
 
 class ProgressTask:
-    """A counted unit of long work: a context manager, used as ``with progress_task(...)``.
+    """A counted unit of long work: a context manager, used as ``with log.task(...)``.
 
     Entering the block starts the task for the listeners, leaving it (also on
     an error) finishes it.
@@ -76,6 +89,8 @@ class ProgressTask:
         once the task has run that long, and a last line at the end.
     log_interval : float, default=2.0
         Seconds between log lines.
+    listeners : tuple, optional
+        Who sees the task (default: those of the current context, :func:`listen`).
 
     Attributes
     ----------
@@ -98,6 +113,7 @@ class ProgressTask:
         logger: logging.Logger | None = None,
         verbose: int = 0,
         log_interval: float = 2.0,
+        listeners: tuple | None = None,
     ) -> None:
         self.total = None if total is None else int(total)
         self.description = description
@@ -109,8 +125,7 @@ class ProgressTask:
         self._start = time.monotonic()
         self._last_log = self._start
         self._lock = threading.Lock()
-        with _listeners_lock:
-            self._listeners = list(_listeners)
+        self._listeners = _LISTENERS.get() if listeners is None else tuple(listeners)
 
     @property
     def elapsed(self) -> float:
@@ -162,12 +177,6 @@ class ProgressTask:
             listener.finish(self)
 
 
-#: Report the progress of a block of counted work: ``with progress_task(total,
-#: description, unit=..., verbose=..., logger=...) as task`` and ``task.advance(n)``
-#: as units finish (see :class:`ProgressTask` for the arguments).
-progress_task = ProgressTask
-
-
 @contextmanager
 def listen(listener: ProgressListener) -> Iterator[ProgressListener]:
     """Send every task started inside the block to ``listener``.
@@ -183,10 +192,67 @@ def listen(listener: ProgressListener) -> Iterator[ProgressListener]:
     listener : ProgressListener
         The same object.
     """
-    with _listeners_lock:
-        _listeners.append(listener)
+    token = _LISTENERS.set((*_LISTENERS.get(), listener))
     try:
         yield listener
     finally:
-        with _listeners_lock:
-            _listeners.remove(listener)
+        _LISTENERS.reset(token)
+
+
+class Reporter:
+    """What a fit says: ``log(depth, message, *args)`` and ``log.task(...)``.
+
+    Parameters
+    ----------
+    logger : logging.Logger
+        Where the records go (usually the estimator's module logger).
+    verbose : int
+        The estimator's ``verbose`` parameter (None counts as 0).
+    listeners : tuple, optional
+        Who sees the progress tasks (default: those of the context the
+        reporter is made in, :func:`listen`).
+
+    Examples
+    --------
+    >>> import logging
+    >>> log = Reporter(logging.getLogger("localselect.example"), verbose=2)
+    >>> with log.task(2, "toy iterations", unit="iterations") as task:
+    ...     for it in range(2):
+    ...         log(2, "iteration %d", it)  # a DEBUG record
+    ...         task.advance()
+    >>> task.done
+    2
+    """
+
+    def __init__(
+        self, logger: logging.Logger, verbose: int | None = 0, listeners: tuple | None = None
+    ) -> None:
+        self.logger = logger
+        self.verbose = int(verbose or 0)
+        self.listeners = _LISTENERS.get() if listeners is None else tuple(listeners)
+
+    @classmethod
+    def for_estimator(cls, estimator: Any) -> Reporter:
+        """The reporter of a fit: the estimator's module logger and ``verbose``."""
+        return cls(logging.getLogger(type(estimator).__module__), getattr(estimator, "verbose", 0))
+
+    def __call__(self, depth: int, message: str, *args: Any) -> None:
+        """Log ``message % args`` at INFO (depth 1) or DEBUG (depth 2) if ``verbose >= depth``."""
+        if self.verbose >= depth:
+            self.logger.log(logging.INFO if depth <= 1 else logging.DEBUG, message, *args)
+
+    def task(
+        self, total: int | None, description: str, *, unit: str = "steps", quiet: bool = False
+    ) -> ProgressTask:
+        """A counted block of work (:class:`ProgressTask`) for this fit's listeners.
+
+        ``quiet=True`` shows the task to the listeners only (no log lines).
+        """
+        return ProgressTask(
+            total,
+            description,
+            unit=unit,
+            logger=self.logger,
+            verbose=0 if quiet else self.verbose,
+            listeners=self.listeners,
+        )

@@ -1,4 +1,4 @@
-"""The one parallel layer of every method: joblib on a machine, dask.distributed on a cluster.
+"""joblib loops that survive a lost Dask worker: the runtime's cluster path.
 
 ``Parallel`` and ``delayed`` are drop-in replacements for
 :mod:`sklearn.utils.parallel` (which propagates scikit-learn's configuration
@@ -28,10 +28,11 @@ cancelled at once), or no worker at all for ``wait_for_workers_timeout`` seconds
 ``parallel_config(backend="dask", wait_for_workers_timeout=60)`` to wait longer).
 
 scikit-learn's own loops (``cross_val_score(..., n_jobs=-1)``, ``GridSearchCV``)
-go through joblib's backend, not through this module. ``import localselect``
-registers the joblib backend ``"localselect-dask"`` (:mod:`localselect._dask`):
-joblib's Dask backend with the scatter replaced by data tasks, so those loops
-survive a lost worker too.
+go through joblib's backend, not through this module. Importing the runtime
+(any estimator module does) registers the joblib backend ``"localselect-dask"``
+(:mod:`localselect._runtime._backend`; the backend is
+:mod:`localselect._runtime._dask`): joblib's Dask backend with the scatter
+replaced by data tasks, so those loops survive a lost worker too.
 """
 
 from __future__ import annotations
@@ -49,10 +50,10 @@ from sklearn import get_config
 from sklearn.utils.parallel import Parallel as _SklearnParallel
 from sklearn.utils.parallel import delayed
 
-__all__ = ["ClusterLostError", "Parallel", "delayed", "local_threads"]
+from localselect._runtime._backend import BACKEND_NAME, register_backend
 
-#: Name under which ``import localselect`` registers the fault-tolerant joblib backend.
-BACKEND_NAME = "localselect-dask"
+__all__ = ["BACKEND_NAME", "ClusterLostError", "Parallel", "delayed", "register_backend"]
+
 
 #: How often (seconds) the client checks its cluster while it waits for results.
 POLL_SECONDS = 1.0
@@ -107,17 +108,6 @@ class Parallel(_SklearnParallel):
         return list(run.results())
 
 
-def local_threads() -> Any:
-    """Context in which scikit-learn's fine-grained loops stay on this machine's threads.
-
-    Neighbour queries (``NearestNeighbors(n_jobs=...).kneighbors``) prefer
-    threads, but a ``parallel_config(backend="dask")`` context would send them
-    to the cluster through joblib's scattering backend. Wrap such calls in
-    ``with local_threads():``.
-    """
-    return joblib.parallel_config(backend="threading")
-
-
 def _run_unit(func: Callable, args: list, kwargs: dict) -> Any:
     """One unit on a worker; its nested joblib loops go to the same cluster, resiliently."""
     with joblib.parallel_config(backend=BACKEND_NAME):
@@ -147,7 +137,7 @@ class _DaskRun:
     def _shared_ids(self) -> set[int]:
         from dask.sizeof import sizeof
 
-        from localselect._dask import DATA_TASK_BYTES, SCALARS
+        from localselect._runtime._dask import DATA_TASK_BYTES, SCALARS
 
         seen: dict[int, int] = {}
         big: set[int] = set()
@@ -162,7 +152,7 @@ class _DaskRun:
 
     def _ship(self, value: Any) -> Any:
         """``value`` itself, or a data task holding it when it is shared or large."""
-        from localselect._dask import identity
+        from localselect._runtime._dask import identity
 
         if id(value) not in self.shared:
             return value
@@ -284,13 +274,3 @@ class _DaskRun:
                     raise self._lost(f"no worker for {self.wait_timeout:g} s")
             else:
                 no_worker_since = None
-
-
-def _make_backend(**kwargs: Any) -> Any:
-    from localselect._dask import ResilientDaskBackend
-
-    kwargs.pop("nesting_level", None)
-    return ResilientDaskBackend(**kwargs)
-
-
-joblib.register_parallel_backend(BACKEND_NAME, _make_backend)

@@ -4,12 +4,12 @@ joblib's ``DaskDistributedBackend`` scatters every argument above 1 kB to one
 worker (``client.scatter(arg, hash=False)``); the scheduler cannot recreate
 scattered data, so losing that worker fails every task that needs it. This
 subclass ships those arguments as data tasks instead (``client.submit(identity,
-arg, pure=False)``, as :mod:`localselect._parallel` does), which the scheduler
+arg, pure=False)``, as :mod:`localselect._runtime._cluster` does), which the scheduler
 recomputes from their specification when a worker dies. Everything else is
 joblib's: batching, ``scatter=[...]`` (broadcast) and ``submit_kwargs``.
 
 It is imported only on a Dask path (``joblib.parallel_config(backend=
-"localselect-dask")``, or a ``localselect._parallel.Parallel`` loop inside a
+"localselect-dask")``, or a ``localselect._runtime._cluster.Parallel`` loop inside a
 Dask context) and imports nothing from localselect. It overrides
 joblib's private ``_to_func_args``; a joblib upgrade that changes it breaks
 here, in one place.
