@@ -52,6 +52,7 @@ _LIBRARY_TYPES = (
 
 #: localselect types held inside fitted estimators or the CLI's preparation.
 _INTERNAL_TYPES = (
+    "localselect.cli._columns.AsBinary",
     "localselect.cli._table._AsText",
     "localselect.gp._multigp.SharedKernelGP",
     "localselect.lift._selector._TertileBins",
