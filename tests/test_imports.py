@@ -23,6 +23,8 @@ LAYERS = {
     "_pairwise": 0,
     "_typing": 0,
     "_docstrings": 0,
+    "_magnitudes": 0,
+    "_portable": 0,
     "_runtime": 0,
     "_renames": 1,
     "base": 1,
@@ -42,7 +44,16 @@ LAYERS = {
 }
 
 #: Shared private infrastructure any layer above may use.
-SHARED_PRIVATE = {"_compat", "_docstrings", "_pairwise", "_renames", "_runtime", "_typing"}
+SHARED_PRIVATE = {
+    "_compat",
+    "_docstrings",
+    "_magnitudes",
+    "_pairwise",
+    "_portable",
+    "_renames",
+    "_runtime",
+    "_typing",
+}
 
 
 def _unit(module: str) -> str:

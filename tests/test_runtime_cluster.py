@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 import sklearn
 
+import localselect
 from localselect._runtime import BACKEND_NAME, ClusterLostError
 from localselect._runtime._cluster import Parallel, delayed
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "localselect"
+#: The package under test: the checkout's src, or the installed wheel in CI's wheel stage.
+SRC = Path(localselect.__file__).parent
 
 
 def _square_sum(a, b, *, scale):

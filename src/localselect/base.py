@@ -73,6 +73,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
+from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
 
 __all__ = [
@@ -292,7 +293,8 @@ class LocalSelectorMixin(TransformerMixin):
         return self._training_local_support().astype(np.float64)
 
     def _validate_for_local(self, X):
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        return check_magnitudes(self, X, spread=False)
 
     def get_local_support(self, X=None, *, indices=False):
         """Per-sample feature subsets.
@@ -599,6 +601,7 @@ class LabelledFitMixin:
         X, y = validate_data(
             self, X, y, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True
         )
+        check_magnitudes(self, X)
         self.classes_, codes = check_classification_data(
             type(self).__name__,
             y,

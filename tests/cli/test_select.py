@@ -6,7 +6,6 @@ import io
 import json
 import sys
 
-import joblib
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,8 +13,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import validate_data
 
+from localselect._portable import PortableStateMixin
 from localselect.base import LocalSelectorMixin
 from localselect.cli import _select, main
+from localselect.cli._model_io import load_model
 
 
 class TinyLocalClassifier(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
@@ -42,8 +43,11 @@ class TinyLocalClassifier(LocalSelectorMixin, ClassifierMixin, BaseEstimator):
         return self.classes_[dist.argmin(axis=1)]
 
 
-class TinyTableSelector(SelectorMixin, BaseEstimator):
-    """Test-only stand-in for LLDS: takes the raw table with missing values and text."""
+class TinyTableSelector(SelectorMixin, PortableStateMixin, BaseEstimator):
+    """Test-only stand-in for LLDS: takes the raw table with missing values and text.
+
+    Like LLDS it keeps a ``results_`` frame, saved through :class:`PortableStateMixin`.
+    """
 
     def fit(self, X, y):
         self.n_features_in_ = X.shape[1]
@@ -60,6 +64,16 @@ class TinyTableSelector(SelectorMixin, BaseEstimator):
 
 
 TINY = f"{__name__}:TinyLocalClassifier"
+
+
+@pytest.fixture(autouse=True)
+def _trust_the_test_estimators(monkeypatch):
+    """``predict`` loads only trusted types: add this module's stand-in estimators."""
+    from localselect.cli import _model_io
+
+    ours = {f"{__name__}.{name}" for name in ("TinyLocalClassifier", "TinyTableSelector")}
+    trusted = _model_io.trusted_types() | ours | {f"{__name__}.TinyWarningClassifier"}
+    monkeypatch.setattr(_model_io, "trusted_types", lambda: trusted)
 
 
 @pytest.fixture
@@ -105,12 +119,12 @@ def test_select_with_report_writes_every_file(table, tmp_path, capsys):
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "dropping 1 row(s) with missing values (noise 1)" in captured.err
-    expected = {"selected_features.csv", "importances.csv", "importances.json", "model.joblib",
+    expected = {"selected_features.csv", "importances.csv", "importances.json", "model.skops",
                 "report.html"}  # fmt: skip
     assert expected <= {p.name for p in out.iterdir()}
 
     selected = pd.read_csv(out / "selected_features.csv", index_col="row")
-    features = ["age", "marker", "noise", "site_north", "site_south"]
+    features = ["age", "marker", "noise", "site"]  # the input's columns, not site_north/south
     assert list(selected.columns) == [*features, "n_selected", "selected"]
     assert len(selected) == len(frame) - 1 and 5 not in selected.index
     assert (selected[features].sum(axis=1) == selected["n_selected"]).all()
@@ -140,21 +154,21 @@ def test_predict_reuses_the_preparation(table, tmp_path, capsys):
     new_path = tmp_path / "new.csv"
     new.to_csv(new_path, index=False)
     pred_path = tmp_path / "pred.csv"
-    assert main(["predict", "--model", str(out / "model.joblib"), "--input", str(new_path),
+    assert main(["predict", "--model", str(out / "model.skops"), "--input", str(new_path),
                  "--out", str(pred_path)]) == 0  # fmt: skip
     pred = pd.read_csv(pred_path, index_col="row")
     assert len(pred) == 10 and set(pred["prediction"]) <= {"sick", "healthy"}
-    bundle = joblib.load(out / "model.joblib")
+    bundle = load_model(out / "model.skops")
     expected = bundle["pipeline"].predict(new[bundle["columns"]])
     np.testing.assert_array_equal(pred["prediction"].to_numpy(), expected)
     # Without --out the CSV goes to stdout, warnings to stderr.
     capsys.readouterr()
-    assert main(["predict", "--model", str(out / "model.joblib"), "--input", str(path)]) == 0
+    assert main(["predict", "--model", str(out / "model.skops"), "--input", str(path)]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("row,prediction") and "skipping 1 row(s)" in captured.err
     bad = tmp_path / "bad.csv"
     new.drop(columns=["marker"]).to_csv(bad, index=False)
-    _one_line_error(capsys, ["predict", "--model", str(out / "model.joblib"), "--input",
+    _one_line_error(capsys, ["predict", "--model", str(out / "model.skops"), "--input",
                              str(bad)], "feature column 'marker' not found")  # fmt: skip
 
 
@@ -198,7 +212,7 @@ def test_raw_input_methods_keep_missing_values_and_text(table, tmp_path, monkeyp
     summary = json.loads((out / "importances.json").read_text())
     assert summary["n_rows_used"] == len(frame) and summary["n_rows_dropped"] == 0
     assert (out / "results.csv").exists()
-    model = joblib.load(out / "model.joblib")["pipeline"].named_steps["estimator"]
+    model = load_model(out / "model.skops")["pipeline"].named_steps["estimator"]
     assert list(model.feature_names_in_) == ["patient", "age", "marker", "noise", "site"]
     page = (out / "report.html").read_text()
     assert "Best results" in page
@@ -285,9 +299,10 @@ def test_ranking_only_selector_importance_follows_its_order(table, tmp_path):
     assert main(["select", "--method", "mrmr", "--input", str(path), "--target", "diagnosis",
                  "--drop", "patient", "--params", "n_features_to_select=2",
                  "--out", str(out)]) == 0  # fmt: skip
-    model = joblib.load(out / "model.joblib")["pipeline"].named_steps["estimator"]
+    model = load_model(out / "model.skops")["pipeline"].named_steps["estimator"]
     table = pd.read_csv(out / "importances.csv")
-    assert list(table["feature"][:2]) == [model.feature_names_in_[j] for j in model.ranking_]
+    ranked = [model.feature_names_in_[j] for j in model.ranking_]  # encoded: site_south
+    assert list(table["feature"][:2]) == [name.partition("_")[0] for name in ranked]
     assert list(table["importance"]) == sorted(table["importance"], reverse=True)
     assert table["importance"].iloc[0] == 1.0 and (table["importance"].iloc[2:] == 0).all()
     summary = json.loads((out / "importances.json").read_text())
@@ -383,7 +398,7 @@ def test_missing_impute_keeps_rows_and_predict_imputes(tmp_path, capsys):
                  "--missing", "impute", "--out", str(out)]) == 0  # fmt: skip
     summary = json.loads((out / "importances.json").read_text())
     assert summary["n_rows_used"] == len(frame) and summary["missing"] == "impute"
-    bundle = joblib.load(out / "model.joblib")
+    bundle = load_model(out / "model.skops")
     imputers = [
         step
         for _, transformer, _ in bundle["pipeline"].named_steps["prepare"].transformers_
@@ -395,7 +410,7 @@ def test_missing_impute_keeps_rows_and_predict_imputes(tmp_path, capsys):
     frame.drop(columns="cls").iloc[:12].to_csv(new, index=False)  # rows 0 and 9 miss f1
     predicted = tmp_path / "pred.csv"
     capsys.readouterr()
-    assert main(["predict", "--model", str(out / "model.joblib"), "--input", str(new),
+    assert main(["predict", "--model", str(out / "model.skops"), "--input", str(new),
                  "--out", str(predicted)]) == 0  # fmt: skip
     assert "skipping" not in capsys.readouterr().err
     assert len(pd.read_csv(predicted)) == 12
@@ -468,6 +483,9 @@ def test_predict_with_a_table_as_model_says_so(table, tmp_path, capsys):
     junk = tmp_path / "model.joblib"
     junk.write_bytes(b"\x00\x01 not a pickle")
     _one_line_error(capsys, ["predict", "--model", str(junk), "--input", str(path)],
+                    "is not a skops model file", "--trust-pickle")  # fmt: skip
+    _one_line_error(capsys, ["predict", "--model", str(junk), "--input", str(path),
+                             "--trust-pickle"],
                     "is not a localselect model", "joblib cannot read it")  # fmt: skip
 
 

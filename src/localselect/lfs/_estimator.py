@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._magnitudes import check_magnitudes
 from localselect._renames import deprecated_option, renamed_parameter
 from localselect._runtime import ensure_compiled
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
@@ -377,6 +378,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
+        check_magnitudes(self, X, spread=False)
         S = self._similarities(X)
         total = S.sum(axis=1, keepdims=True)
         uniform = np.full_like(S, 1.0 / S.shape[1])
@@ -391,6 +393,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
+        check_magnitudes(self, X, spread=False)
         return self.classes_[np.argmax(self._similarities(X), axis=1)]
 
     def _query_subsets(self, X):

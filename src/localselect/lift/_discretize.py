@@ -10,6 +10,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, fit_context
 from localselect._docstrings import fill_doc
+from localselect._magnitudes import check_magnitudes
+from localselect._portable import PortableStateMixin
 
 __all__ = ["MahalanobisQuantileDiscretizer"]
 
@@ -19,7 +21,7 @@ def _mahalanobis_to_zero(X: np.ndarray, precision: np.ndarray) -> np.ndarray:
 
 
 @fill_doc
-class MahalanobisQuantileDiscretizer(TransformerMixin, BaseEstimator):
+class MahalanobisQuantileDiscretizer(TransformerMixin, PortableStateMixin, BaseEstimator):
     """Discretise several continuous features jointly into quantile bins of one distance.
 
     Each sample x gets the Mahalanobis distance to zero d(x) = sqrt(x' S^+ x),
@@ -143,6 +145,7 @@ class MahalanobisQuantileDiscretizer(TransformerMixin, BaseEstimator):
             The fitted discretizer.
         """
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
+        check_magnitudes(self, X)
         self.distance_columns_, self.group_columns_ = self._columns(X.shape[1])
         inverse, keys = self._group_keys(X)
         self.bin_edges_, self.precisions_ = {}, {}
@@ -176,6 +179,7 @@ class MahalanobisQuantileDiscretizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        check_magnitudes(self, X, spread=False)
         inverse, keys = self._group_keys(X)
         out = np.full(len(X), np.nan)
         for g, key in enumerate(keys):

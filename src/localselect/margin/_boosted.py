@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._magnitudes import check_magnitudes
 from localselect._renames import deprecated_option
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._common import (
@@ -276,6 +277,7 @@ class BoostedImmigrate(
                     prescreen=self.prescreen,
                     n_candidates=k_param,
                     n_jobs=self.n_jobs,
+                    random_state=int(seeds[t]),  # the round's seed, an int (safe to save)
                 )
                 with_fit_result(learner, result, codes, self.classes_)
                 task.advance()
@@ -327,6 +329,7 @@ class BoostedImmigrate(
     def _votes(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        check_magnitudes(self, X, spread=False)
         votes = np.zeros((X.shape[0], len(self.classes_)))
         rows = np.arange(X.shape[0])
         # Every learner models the same features over the same pair source, so

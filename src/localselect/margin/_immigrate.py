@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._magnitudes import check_magnitudes
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin, top_k_support
 from localselect.margin._common import (
     NEED_HITS,
@@ -355,6 +356,7 @@ class Immigrate(
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        check_magnitudes(self, X, spread=False)
         return self._expected_distances(X)
 
     @fill_doc

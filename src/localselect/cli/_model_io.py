@@ -1,0 +1,134 @@
+"""Model files of ``localselect select`` and ``predict``: skops, never pickle unless trusted.
+
+``select`` saves its bundle (a dict: the fitted preparation and estimator, the
+columns, the method) with :func:`skops.io.dump` as ``model.skops``. ``predict``
+reads the file's list of types first (:func:`skops.io.get_untrusted_types`,
+which runs nothing) and loads it only when every type is in
+:func:`trusted_types`: localselect's estimators and the scikit-learn and numpy
+types they hold. Anything else is refused with one line naming the type, before
+any object is built. A pickle or joblib file (``model.joblib`` of localselect
+0.1) can run any code when loaded, so it needs ``--trust-pickle``.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from localselect.cli._errors import CLIError
+
+__all__ = ["MODEL_FILE", "load_model", "save_model", "trusted_types"]
+
+#: Name of the model file ``localselect select`` writes into ``--out``.
+MODEL_FILE = "model.skops"
+
+#: scikit-learn and numpy types the saved bundles hold besides localselect's own: the
+#: CLI's preparation (impute, scale, one-hot, the text cast), GP's kernels and the
+#: saliency selector's network and neighbour index.
+_LIBRARY_TYPES = (
+    "sklearn.pipeline.Pipeline",
+    "sklearn.compose._column_transformer.ColumnTransformer",
+    "sklearn.compose._column_transformer._RemainderColsList",
+    "sklearn.preprocessing._function_transformer.FunctionTransformer",
+    "sklearn.preprocessing._data.StandardScaler",
+    "sklearn.preprocessing._encoders.OneHotEncoder",
+    "sklearn.impute._base.SimpleImputer",
+    "sklearn.gaussian_process.kernels.ConstantKernel",
+    "sklearn.gaussian_process.kernels.Product",
+    "sklearn.gaussian_process.kernels.RBF",
+    "sklearn.gaussian_process.kernels.Sum",
+    "sklearn.gaussian_process.kernels.WhiteKernel",
+    "sklearn.utils._bunch.Bunch",
+    # ConditionalSaliencySelection: its MLP's optimiser state and the neighbour index
+    "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
+    "sklearn.neural_network._stochastic_optimizers.SGDOptimizer",
+    "sklearn.neighbors._kd_tree.KDTree",
+    "sklearn.neighbors._ball_tree.BallTree",
+    "sklearn.metrics._dist_metrics.EuclideanDistance64",
+    "numpy.dtype",
+)
+
+#: localselect types held inside fitted estimators or the CLI's preparation.
+_INTERNAL_TYPES = (
+    "localselect.cli._columns.AsBinary",
+    "localselect.cli._table._AsText",
+    "localselect.gp._multigp.SharedKernelGP",
+    "localselect.lift._selector._TertileBins",
+    "localselect.margin._pairs.AllPairs",
+    "localselect.margin._pairs.NeighbourPairs",
+)
+
+
+@cache
+def trusted_types() -> frozenset[str]:
+    """Every type name ``predict`` loads from a model file.
+
+    Returns
+    -------
+    names : frozenset of str
+        ``module.Class`` of each localselect estimator
+        (:func:`localselect.utils.all_estimators`), the internal types they hold, and
+        the scikit-learn/numpy types of :data:`_LIBRARY_TYPES`.
+    """
+    from localselect.utils import all_estimators
+
+    own = {f"{cls.__module__}.{cls.__name__}" for _, cls in all_estimators()}
+    return frozenset(own | set(_INTERNAL_TYPES) | set(_LIBRARY_TYPES))
+
+
+def save_model(bundle: dict[str, Any], path: Path) -> None:
+    """Write ``bundle`` to ``path`` with :func:`skops.io.dump` (no pickle inside)."""
+    import skops.io as sio
+
+    sio.dump(bundle, path)
+
+
+def load_model(path: Path, *, trust_pickle: bool = False, what: str = "") -> Any:
+    """Read a model file written by :func:`save_model` (or a pickle, when trusted).
+
+    Parameters
+    ----------
+    path : Path
+        ``model.skops``; a pickle/joblib file only with ``trust_pickle``.
+    trust_pickle : bool, default=False
+        Load a pickle or joblib file, which can run any code while it loads.
+    what : str, default=""
+        The reason a file that is not a model is rejected (prefix of the message).
+
+    Raises
+    ------
+    CLIError
+        The file holds a type outside :func:`trusted_types` (named; nothing was
+        built), is a pickle without ``trust_pickle``, or cannot be read.
+    """
+    if not zipfile.is_zipfile(path):
+        if not trust_pickle:
+            raise CLIError(
+                f"{str(path)!r} is not a skops model file; a pickle or joblib file can run "
+                "any code when loaded: pass --trust-pickle only if you trust who made it, "
+                "or re-run `localselect select` to write model.skops"
+            )
+        import joblib
+
+        try:
+            return joblib.load(path)
+        except Exception as exc:
+            raise CLIError(f"{what} (joblib cannot read it: {type(exc).__name__})") from exc
+    import skops.io as sio
+
+    try:
+        found = sio.get_untrusted_types(file=path)
+    except Exception as exc:
+        raise CLIError(f"{what} (skops cannot read it: {type(exc).__name__})") from exc
+    untrusted = [name for name in found if name not in trusted_types()]
+    if untrusted:
+        raise CLIError(
+            f"refusing to load {str(path)!r}: it holds the untrusted type {untrusted[0]!r} "
+            "(localselect loads only its estimators and the scikit-learn/numpy types they hold)"
+        )
+    try:
+        return sio.load(path, trusted=found)
+    except Exception as exc:
+        raise CLIError(f"{what} (skops cannot read it: {type(exc).__name__})") from exc
