@@ -55,8 +55,12 @@ def greedy_reference(X_cand, Y_cand, X_hold, Y_hold, hyper, n_steps):
     return np.array(chosen), np.array(mses)
 
 
-def subspace_reference(power, abs_corr, gamma):
-    """Algorithm 2 for one query at a time, as written."""
+def subspace_reference(power, abs_corr, gamma, over="all"):
+    """Algorithm 2 for one query at a time, as written.
+
+    ``over="all"``: the threshold's statistics run over every feature but the
+    first chosen (step B as printed); ``"remaining"``: over those not yet added.
+    """
     n, m = power.shape
     mask = np.zeros((n, m), bool)
     for q in range(n):
@@ -64,9 +68,15 @@ def subspace_reference(power, abs_corr, gamma):
         chosen = [int(np.argmax(D))]
         while len(chosen) < m:
             rest = [j for j in range(m) if j not in chosen]
+            stat = rest if over == "remaining" else [j for j in range(m) if j != chosen[0]]
             eta = len(chosen) / D.max()
-            scores = np.array([D[j] - sum(abs_corr[j, k] for k in chosen) / eta for j in rest])
-            T = scores.mean() + gamma * scores.std()
+
+            def score(j, eta=eta, chosen=chosen, D=D):
+                return D[j] - sum(abs_corr[j, k] for k in chosen) / eta
+
+            scores = np.array([score(j) for j in rest])
+            stat_scores = np.array([score(j) for j in stat])
+            T = stat_scores.mean() + gamma * stat_scores.std()
             h = int(np.argmax(scores))
             if scores[h] >= T - 1e-12 * max(abs(T), D.max()):
                 chosen.append(rest[h])

@@ -71,7 +71,7 @@ def test_prediction_is_knn_in_each_query_subspace(fitted, problem):
     proba = fitted.predict_proba(X[:15] + 0.01 * X.std(axis=0))
     for q in range(15):
         cols = np.flatnonzero(masks[q])
-        knn = KNeighborsClassifier(8).fit(Xs[:, cols], y)
+        knn = KNeighborsClassifier(fitted.n_neighbors_).fit(Xs[:, cols], y)
         np.testing.assert_allclose(proba[q], knn.predict_proba(queries[q : q + 1, cols])[0])
 
 
@@ -270,7 +270,7 @@ def test_init_hyperparameters_are_the_start(problem):
 
 
 def test_auto_gamma_comes_from_the_inner_validation(fitted):
-    from localselect.gp._estimator import GAMMA_GRID
+    from localselect.gp._fitsteps import GAMMA_GRID
 
     v = fitted.validation_scores_
     assert fitted.threshold_ in GAMMA_GRID and not fitted.all_features_
@@ -292,12 +292,20 @@ def test_safety_net_warns_and_falls_back_to_all_features(monkeypatch):
         est = GPLocalFeatureSelection(threshold=4.0, null_quantile=None, random_state=0).fit(X, y)
     v = est.validation_scores_
     assert v["all_features"] > v["subspaces"][0] and not est.all_features_
-    monkeypatch.setattr("localselect.gp._estimator.GAMMA_GRID", (4.0,))
+    monkeypatch.setattr("localselect.gp._fitsteps.GAMMA_GRID", (4.0,))
     with pytest.warns(UserWarning, match="queries use all features"):
         est = GPLocalFeatureSelection(fallback=True, random_state=0).fit(X, y)
     assert est.all_features_ and est.get_local_support(X[:5]).all()
+    # n_neighbors="auto": the K of the best all-features K-NN of the validation.
+    v = est.validation_scores_
+    np.testing.assert_array_equal(v["n_neighbors"], [1, 3, 5, 8])
+    best = v["all_features_by_k"].max()
+    assert v["all_features"] == best
+    assert est.n_neighbors_ == max(
+        k for k, a in zip(v["n_neighbors"], v["all_features_by_k"]) if a == best
+    )
     Xs = (X - X.mean(axis=0)) / X.std(axis=0)
-    knn = KNeighborsClassifier(8).fit(Xs, y)
+    knn = KNeighborsClassifier(est.n_neighbors_).fit(Xs, y)
     np.testing.assert_allclose(
         est.predict_proba(X[:20] + 0.01), knn.predict_proba(Xs[:20] + 0.01 / X.std(axis=0))
     )
@@ -312,10 +320,14 @@ def test_noise_features_are_rarely_selected():
         warnings.simplefilter("ignore", UserWarning)
         est = GPLocalFeatureSelection(random_state=0).fit(X, y)
     assert est.get_local_support(rng.uniform(size=(20, 400))).mean() < 0.05
+    # Without the floor, Algorithm 2 as printed (issue #28) keeps few too (8%); the
+    # threshold over the remaining features only keeps most of them.
     paper = GPLocalFeatureSelection(threshold=1.5, null_quantile=None, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        assert paper.fit(X, y).local_support_.mean() > 0.5
+        assert paper.fit(X, y).local_support_.mean() < 0.15  # 0.08 measured
+        paper.set_params(threshold_over="remaining")
+        assert paper.get_local_support(X).mean() > 0.5
 
 
 def test_progress_is_reported_and_changes_nothing(problem):
@@ -340,3 +352,17 @@ def test_progress_is_reported_and_changes_nothing(problem):
     assert "GP local selection fit" in seen and "GP local K-NN" in seen and 4 in seen
     plain = GPLocalFeatureSelection(random_state=0).fit(X, y)
     np.testing.assert_array_equal(proba, plain.predict_proba(X[:30]))
+
+
+def test_fixed_gamma_after_a_fallback_uses_its_subspaces(monkeypatch):
+    # The safety net acts for threshold="auto" only: set_params(threshold=...) after a fit that
+    # fell back to all features gives that gamma's subspaces.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 6))
+    y = (X.sum(axis=1) > 0).astype(int)
+    monkeypatch.setattr("localselect.gp._fitsteps.GAMMA_GRID", (4.0,))
+    with pytest.warns(UserWarning, match="queries use all features"):
+        est = GPLocalFeatureSelection(random_state=0).fit(X, y)
+    assert est.get_local_support(X[:20]).all()
+    est.set_params(threshold=4.0)
+    assert not est.get_local_support(X[:20]).all()

@@ -22,18 +22,22 @@ def _problem(seed, n=12, m=7):
     return power, corr
 
 
-@given(st.integers(0, 10_000), st.floats(-0.5, 3.0))
-def test_matches_per_query_loop(seed, gamma):
+OVER = st.sampled_from(["all", "remaining"])
+
+
+@given(st.integers(0, 10_000), st.floats(-0.5, 3.0), OVER)
+def test_matches_per_query_loop(seed, gamma, over):
     power, corr = _problem(seed)
     np.testing.assert_array_equal(
-        select_subspaces(power, corr, gamma), subspace_reference(power, corr, gamma)
+        select_subspaces(power, corr, gamma, over=over),
+        subspace_reference(power, corr, gamma, over),
     )
 
 
-@given(st.integers(0, 10_000))
-def test_subspaces_are_nested_in_gamma(seed):
+@given(st.integers(0, 10_000), OVER)
+def test_subspaces_are_nested_in_gamma(seed, over):
     power, corr = _problem(seed)
-    masks = [select_subspaces(power, corr, g) for g in (0.0, 0.5, 1.0, 2.0, 4.0)]
+    masks = [select_subspaces(power, corr, g, over=over) for g in (0.0, 0.5, 1.0, 2.0, 4.0)]
     for wide, narrow in itertools.pairwise(masks):
         assert np.all(narrow <= wide)
     assert np.all(masks[-1].sum(axis=1) >= 1)  # never empty
@@ -47,12 +51,41 @@ def test_correlation_penalty_skips_a_redundant_feature():
     power = np.array([[10.0, 9.0, 8.0, 0.1, 0.2, 0.1, 0.0]])
     corr = np.eye(7)
     corr[0, 1] = corr[1, 0] = 1.0
-    np.testing.assert_array_equal(select_subspaces(power, corr, 2.1)[0], [1, 0, 1, 0, 0, 0, 0])
+    np.testing.assert_array_equal(
+        select_subspaces(power, corr, 2.1, over="remaining")[0], [1, 0, 1, 0, 0, 0, 0]
+    )
     # Without the correlation, feature 1's 9 and feature 2's 8 leave T = 2.9 + 2.1 * 3.9
     # above both: only feature 0.
     np.testing.assert_array_equal(
-        select_subspaces(power, np.eye(7), 2.1)[0], [1, 0, 0, 0, 0, 0, 0]
+        select_subspaces(power, np.eye(7), 2.1, over="remaining")[0], [1, 0, 0, 0, 0, 0, 0]
     )
+
+
+def test_printed_threshold_keeps_added_features_in_the_statistics():
+    # eta = |L| / 10 and no correlations but each feature's own: a chosen feature scores
+    # D - 10 / |L|, the others D. After feature 0 both readings use (9, 8, 5, 0.1, 0.2,
+    # 0.1): T = 3.733 + 1.2 * 3.795 = 8.29 and feature 1 (9) joins; then feature 2 (8)
+    # passes T = 6.52 (as printed: 4, 8, 5, ...) and 6.59 (remaining). With L = {0, 1, 2}
+    # feature 3 (5) meets T = 2.622 + 1.2 * 2.506 = 5.63 as printed (the chosen features'
+    # 5.667 and 4.667 stay in the statistics) and stops there, but passes the remaining
+    # features' T = 3.88; that reading then runs to the end.
+    power = np.array([[10.0, 9.0, 8.0, 5.0, 0.1, 0.2, 0.1]])
+    corr = np.eye(7)
+    np.testing.assert_array_equal(
+        select_subspaces(power, corr, 1.2, over="all")[0], [1, 1, 1, 0, 0, 0, 0]
+    )
+    np.testing.assert_array_equal(
+        select_subspaces(power, corr, 1.2, over="remaining")[0], [1, 1, 1, 1, 1, 1, 1]
+    )
+    # Many weak features: the remaining features' statistics keep admitting them, the
+    # printed threshold (the chosen ones raise the mean and spread) stops early.
+    rng = np.random.default_rng(0)
+    power = np.concatenate([[10.0, 9.5, 9.0], rng.uniform(0.0, 1.0, 200)])[None, :]
+    corr = np.eye(power.shape[1])
+    printed = select_subspaces(power, corr, 1.5, over="all").sum()
+    remaining = select_subspaces(power, corr, 1.5, over="remaining").sum()
+    assert printed == 3
+    assert remaining > 150
 
 
 @given(st.integers(0, 10_000))

@@ -6,7 +6,7 @@ from sklearn.preprocessing import KBinsDiscretizer
 
 from localselect import LiftFeatureSelector
 from localselect._runtime import listen
-from localselect.lift import _search
+from localselect.lift import _budget
 from localselect.lift._search import (
     PROFILE_SECONDS,
     count_subsets,
@@ -37,7 +37,7 @@ def _discrete(n, m, seed=0, levels=3):
 @pytest.mark.parametrize("resolution", ["features", "windows", "profiles"])
 def test_refusal_names_the_parameters(resolution):
     X, y = _discrete(60, 8)
-    sel = LiftFeatureSelector(resolution, max_seconds=1e-9)
+    sel = LiftFeatureSelector(resolution, max_features=None, max_seconds=1e-9)
     with pytest.raises(ValueError) as info:
         sel.fit(X, y)
     text = str(info.value)
@@ -51,7 +51,7 @@ def test_refusal_with_a_discretizer_names_it():
     X, y = rng.normal(size=(50, 6)), rng.integers(0, 2, size=50)
     disc = KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform")
     with pytest.raises(ValueError, match="KBinsDiscretizer"):
-        LiftFeatureSelector(discretizer=disc, max_seconds=1e-9).fit(X, y)
+        LiftFeatureSelector(discretizer=disc, max_features=None, max_seconds=1e-9).fit(X, y)
 
 
 def test_no_limit_runs_and_limit_does_not_change_results():
@@ -74,13 +74,13 @@ def test_estimate_visits_every_size_and_scales_with_counts():
 
 
 def test_estimate_is_the_count_weighted_pilot_time(monkeypatch):
-    # A fake clock: every run costs exactly k "seconds" for a subset of size k.
+    # A fake clock: every subset of size k costs exactly k "seconds".
     now = [0.0]
 
     def run(subsets):
-        now[0] += len(subsets[0])
+        now[0] += sum(len(s) for s in subsets)
 
-    monkeypatch.setattr(_search.time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(_budget.time, "perf_counter", lambda: now[0])
     est = estimate_search_seconds(run, 6, 3, pilot_seconds=1e9)
     expected = 6 * 1 + 15 * 2 + 20 * 3  # C(6, k) subsets of size k, k seconds each
     assert est == pytest.approx(expected)
@@ -104,7 +104,7 @@ def test_profile_bound_covers_the_candidates_counted(min_support):
 def test_profile_search_without_support_on_many_features_is_refused():
     X, y = _discrete(2000, 25, seed=4, levels=4)
     with pytest.raises(ValueError, match="raise min_support"):
-        LiftFeatureSelector("profiles").fit(X, y)
+        LiftFeatureSelector("profiles", max_features=None).fit(X, y)
 
 
 @pytest.mark.parametrize("resolution", ["features", "profiles"])
@@ -130,4 +130,4 @@ def test_too_many_subsets_is_refused_before_discretizing():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(20, 40)), rng.integers(0, 2, size=20)
     with pytest.raises(ValueError, match="max_features"):
-        LiftFeatureSelector(discretizer=Exploding()).fit(X, y)
+        LiftFeatureSelector(max_features=None, discretizer=Exploding()).fit(X, y)

@@ -25,7 +25,8 @@ __all__ = ["MODEL_FILE", "load_model", "save_model", "trusted_types"]
 MODEL_FILE = "model.skops"
 
 #: scikit-learn and numpy types the saved bundles hold besides localselect's own: the
-#: CLI's preparation (impute, scale, one-hot, the text cast) and GP's kernels.
+#: CLI's preparation (impute, scale, one-hot, the text cast), GP's kernels and the
+#: saliency selector's network and neighbour index.
 _LIBRARY_TYPES = (
     "sklearn.pipeline.Pipeline",
     "sklearn.compose._column_transformer.ColumnTransformer",
@@ -40,11 +41,18 @@ _LIBRARY_TYPES = (
     "sklearn.gaussian_process.kernels.Sum",
     "sklearn.gaussian_process.kernels.WhiteKernel",
     "sklearn.utils._bunch.Bunch",
+    # ConditionalSaliencySelection: its MLP's optimiser state and the neighbour index
+    "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
+    "sklearn.neural_network._stochastic_optimizers.SGDOptimizer",
+    "sklearn.neighbors._kd_tree.KDTree",
+    "sklearn.neighbors._ball_tree.BallTree",
+    "sklearn.metrics._dist_metrics.EuclideanDistance64",
     "numpy.dtype",
 )
 
 #: localselect types held inside fitted estimators or the CLI's preparation.
 _INTERNAL_TYPES = (
+    "localselect.cli._columns.AsBinary",
     "localselect.cli._table._AsText",
     "localselect.evidence._null.NullResult",
     "localselect.gp._multigp.SharedKernelGP",

@@ -64,8 +64,13 @@ def _figures(
     *,
     importances: pd.DataFrame | None = None,
     masks: np.ndarray | None = None,
+    level_names: list[str] | None = None,
 ) -> list[tuple[str, Any]]:
     """The figures that apply to this estimator.
+
+    ``names`` are the columns of ``importances`` and ``masks`` (the user's
+    columns in ``select``); ``level_names`` the features the estimator saw
+    (one-hot levels), which name the rows of a weight matrix.
 
     The bar chart plots the ``importance`` column of ``importances`` (red:
     ``selected``) and the subsets figure rows of ``masks``: the arrays the
@@ -112,7 +117,9 @@ def _figures(
         figures.append(
             (
                 "Weight matrix W",
-                plotting.plot_weight_matrix(weights, feature_names=names, top=min(30, len(names))),
+                plotting.plot_weight_matrix(
+                    weights, feature_names=level_names or names, top=min(30, len(weights))
+                ),
             )
         )
     from localselect.cli._evidence import evidence_figures
@@ -142,11 +149,14 @@ def render_html_report(
     warning_lines: list[str] | None = None,
     extra_html: str = "",
     data: Any = None,
+    level_names: list[str] | None = None,
 ) -> str:
     """A self-contained HTML page: run summary, tables and the figures as base64 PNG.
 
-    ``importances`` and ``masks`` are the arrays ``select`` writes to its files;
-    the figures plot exactly those (see :func:`_figures`).
+    ``importances`` and ``masks`` are the arrays ``select`` writes to its files,
+    by the user's columns ``feature_names``; the figures plot exactly those
+    (see :func:`_figures`). ``level_names``: the estimator's own features
+    (one-hot levels), for figures of its attributes such as a weight matrix.
     """
     rows = "".join(
         f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>"
@@ -187,7 +197,13 @@ def render_html_report(
         parts.append(_table_html(results.head(10)))
     try:
         figures = _figures(
-            estimator, feature_names, labels, data, importances=importances, masks=masks
+            estimator,
+            feature_names,
+            labels,
+            data,
+            importances=importances,
+            masks=masks,
+            level_names=level_names,
         )
     except ImportError as exc:
         figures = []

@@ -3,15 +3,19 @@
 ``select`` reads a table, prepares it, fits a method and writes into ``--out``:
 
 * ``selected_features.csv``: one row per sample used (its row number in the
-  input), a 0/1 column per feature, ``n_selected`` and ``selected`` (names);
-  a global selector's subset is repeated on every row. The subsets follow
-  the per-method definitions of :mod:`localselect.base`, and every other
-  output (importances, summary line, report figures) is computed from them;
-* ``importances.csv`` and ``importances.json``: per feature, the importance
+  input), a 0/1 column per feature column of the input, ``n_selected`` and
+  ``selected`` (names); a global selector's subset is repeated on every row.
+  The subsets follow the per-method definitions of :mod:`localselect.base`
+  (a column is selected when any of its one-hot levels is:
+  :mod:`localselect.cli._columns`), and every other output (importances,
+  summary line, report figures) is computed from them;
+* ``importances.csv`` and ``importances.json``: per column, the importance
   (a local selector's selection frequency across rows; a global one's
   ``feature_importances_``), the selection frequency, the mean
   ``local_relevance`` and whether any row selects it (``get_support()``);
   the JSON adds the run, ``relevance_scope`` and the mean subset size;
+* with ``--per-level``, ``selected_features_per_level.csv`` and
+  ``importances_per_level.csv``: the same per encoded feature (one-hot level);
 * ``model.skops``: the fitted preparation and estimator, for ``predict``
   (:mod:`localselect.cli._model_io`: skops, loaded only with trusted types);
 * ``results.csv`` when the estimator has a ``results_`` table (LLDS);
@@ -87,11 +91,22 @@ OUTPUT_FILES = (
     "selected_features.csv",
     "importances.csv",
     "importances.json",
+    "selected_features_per_level.csv",
+    "importances_per_level.csv",
     "results.csv",
     "model.skops",
     "model.joblib",
     "report.html",
 )
+
+_PER_LEVEL_HELP = (
+    "also give the detail per encoded feature (one-hot level of a categorical column); "
+    "by default every output names the input's columns"
+)
+
+#: Fitted attributes holding a choice a method made itself ("auto" parameters), shown in
+#: the summary line, importances.json and the report.
+CHOSEN_ATTRIBUTES = ("max_features_",)
 
 #: Fewest rows a class may keep when ``--missing drop`` removes incomplete rows.
 MIN_ROWS_PER_CLASS = 2
@@ -210,6 +225,7 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         "--na-values", nargs="+", default=[], metavar="TEXT", help="extra strings meaning missing"
     )
     p.add_argument("--no-scale", action="store_true", help="do not z-score numeric columns")
+    p.add_argument("--per-level", action="store_true", help=_PER_LEVEL_HELP)
     return p
 
 
@@ -236,6 +252,7 @@ def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--na-values", nargs="+", default=[], metavar="TEXT", help="extra strings meaning missing"
     )
+    p.add_argument("--per-level", action="store_true", help=_PER_LEVEL_HELP)
     return p
 
 
@@ -295,8 +312,10 @@ def _parse_params(items: list[str]) -> dict[str, Any]:
 
 def _jsonable(value: Any) -> Any:
     """Parameter values for importances.json: JSON types as they are, others as repr."""
+    from localselect.cli._columns import json_value
+
     if value is None or isinstance(value, (bool, int, float, str)):
-        return value
+        return json_value(value)
     return repr(value)
 
 
@@ -410,18 +429,6 @@ def _importances(
     return table.sort_values("importance", ascending=False, kind="stable")
 
 
-def _selected_frame(masks: np.ndarray, names: list[str], index: pd.Index) -> pd.DataFrame:
-    import numpy as np
-    import pandas as pd
-
-    frame = pd.DataFrame(masks.astype(np.int8), columns=names, index=index)
-    frame.index.name = "row"
-    frame["n_selected"] = masks.sum(axis=1)
-    name_array = np.asarray(names, dtype=object)
-    frame["selected"] = [";".join(name_array[m]) for m in masks]
-    return frame
-
-
 # -- select -----------------------------------------------------------------------------------
 
 
@@ -442,6 +449,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         from sklearn.pipeline import Pipeline
 
         import localselect
+        from localselect.cli._columns import by_column, json_records, write_tables
         from localselect.cli._model_io import MODEL_FILE, save_model
         from localselect.cli._report import render_html_report
         from localselect.cli._table import (
@@ -498,7 +506,11 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     steps: list[tuple[str, Any]] = []
     if not raw:
         steps = preparation_steps(
-            table.numeric, table.categorical, scale=not args.no_scale, impute=mode == "impute"
+            table.numeric,
+            table.categorical,
+            scale=not args.no_scale,
+            impute=mode == "impute",
+            boolean=table.boolean,
         )
     steps.append(("estimator", estimator))
     pipeline = Pipeline(steps)
@@ -530,20 +542,19 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     with status(console, f"computing the per-row subsets of {len(X)} rows ..."):
         masks = _masks(fitted, X_model, len(X))
         relevance = _relevance(fitted, X_model, masks)
-    written = []
-    if masks is not None:
-        _selected_frame(masks, names, X.index).to_csv(out / "selected_features.csv")
-        written.append("selected_features.csv")
     stability = None
     if getattr(args, "stability", None):
         with status(console, f"stability selection: {args.stability} subsample fits ..."):
             stability = run_stability(fitted, X_model, y_values, args.stability, args)
-    importances = _importances(fitted, names, masks, relevance)
-    add_evidence_columns(importances, fitted, names, stability)
-    importances.to_csv(out / "importances.csv", index=False)
+    per_level = _importances(fitted, names, masks, relevance)
+    add_evidence_columns(per_level, fitted, names, stability)
+    view = by_column(pipeline, names, per_level, masks, relevance, list(X.columns))
+    importances, col_masks, columns = view.importances, view.masks, view.names
+    written = write_tables(out, view, masks, X.index, per_level=args.per_level)
     scope = importances.attrs["relevance_scope"]
-    mean_size = float(masks.sum(axis=1).mean()) if masks is not None and len(masks) else 0.0
+    mean_size = float(col_masks.sum(axis=1).mean()) if col_masks is not None else 0.0
     n_selected = int(importances["selected"].sum())
+    chosen = {k: getattr(fitted, k) for k in CHOSEN_ATTRIBUTES if hasattr(fitted, k)}
     summary = {
         "method": args.method,
         "estimator": cls.__name__,
@@ -558,12 +569,16 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         "relevance_scope": scope,
         "mean_subset_size": mean_size,
         "n_selected_any_row": n_selected,
+        "n_columns": len(columns),
+        "n_model_features": len(names),
+        **{k: _jsonable(v) for k, v in chosen.items()},
         "importance_source": importances.attrs["importance_source"],
         **evidence_summary(fitted, stability),
-        "features": json.loads(importances.to_json(orient="records")),
+        "features": json_records(importances),
     }
-    (out / "importances.json").write_text(json.dumps(summary, indent=2) + "\n")
-    written += ["importances.csv", "importances.json"]
+    text = json.dumps(summary, indent=2, allow_nan=False)
+    (out / "importances.json").write_text(text + "\n")
+    written.append("importances.json")
     results = getattr(fitted, "results_", None)
     if isinstance(results, pd.DataFrame):
         results.to_csv(out / "results.csv", index=False)
@@ -587,9 +602,10 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
                 title=f"localselect select: {cls.__name__} on {Path(args.input).name}",
                 summary=summary,
                 estimator=fitted,
-                feature_names=names,
+                feature_names=columns,
                 importances=importances,
-                masks=masks,
+                masks=col_masks,
+                level_names=names,
                 labels=y_values,
                 warning_lines=warnings_out,
                 data=X if raw else None,
@@ -606,7 +622,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     top = escape(", ".join(importances["feature"].head(5)))
     console.print(
         cut(
-            f"{cls.__name__} fitted on {len(X)} rows x {len(names)} features in "
+            f"{cls.__name__} fitted on {len(X)} rows x {len(columns)} features in "
             f"{seconds:.2f} s; top features: {top}",
             console.width,
         ),
@@ -615,11 +631,13 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     console.print(
         cut(
             f"{scope} selection: {mean_size:.1f} features per row, {n_selected} of "
-            f"{len(names)} in some row's subset",
+            f"{len(columns)} in some row's subset",
             console.width,
         ),
         highlight=False,
     )
+    for key, value in chosen.items():
+        console.print(f"{cls.__name__} chose {key} = {value}", highlight=False)
     console.print(f"wrote {', '.join(written)} to {out}", highlight=False, soft_wrap=True)
     return 0
 
@@ -632,7 +650,7 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
     import pandas as pd
 
     from localselect.cli._model_io import load_model
-    from localselect.cli._table import check_columns, read_table
+    from localselect.cli._table import check_columns, looks_like_table, read_table
 
     path = Path(args.model)
     if not path.is_file():
@@ -641,8 +659,6 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
         f"{str(path)!r} is not a localselect model; --model takes the model.skops that "
         "`localselect select` writes into its --out folder"
     )
-    from localselect.cli._table import looks_like_table
-
     if looks_like_table(path):
         raise CLIError(f"{not_a_model} (this looks like a data table: pass it as --input)")
     bundle = load_model(path, trust_pickle=args.trust_pickle, what=not_a_model)
@@ -676,9 +692,16 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
                 out[f"proba_{label}"] = proba[:, k]
     masks = _masks(fitted, X_model, len(X))
     if masks is not None:
-        selected = _selected_frame(masks, bundle["feature_names"], X.index)
-        out["n_selected"] = selected["n_selected"]
-        out["selected"] = selected["selected"]
+        from localselect.cli._columns import column_masks, feature_columns, selected_frame
+
+        names = bundle["feature_names"]
+        owners = feature_columns(pipeline, len(names), names)
+        col_masks, columns = column_masks(masks, owners, bundle["columns"])
+        selected = selected_frame(col_masks, columns, X.index)
+        out[["n_selected", "selected"]] = selected[["n_selected", "selected"]]
+        if args.per_level:
+            levels = selected_frame(masks, names, X.index)
+            out[["n_selected_levels", "selected_levels"]] = levels[["n_selected", "selected"]]
     if out.shape[1] == 0:
         raise CLIError(f"the {bundle['method']} model neither predicts nor selects features")
     if args.out:

@@ -2,9 +2,11 @@
 
 Preparation (documented in ``docs/cli.md``): the target column becomes ``y``
 (any labels); rows with a missing target are dropped. Numeric columns are
-z-scored (the papers' protocol; ``--no-scale`` keeps them), text, boolean and
-category columns are one-hot encoded (new categories at prediction time
-encode as all zeros). Missing feature values (``--missing``): ``keep`` them
+z-scored (the papers' protocol; ``--no-scale`` keeps them), boolean columns
+(``true``/``false``, ``yes``/``no``, ``0``/``1`` as text) become one 0/1
+feature, text and category columns are one-hot encoded (new categories at
+prediction time encode as all zeros); the outputs name the user's columns
+(:mod:`localselect.cli._columns`). Missing feature values (``--missing``): ``keep`` them
 for methods that take NaN (the Relief family, IMMIGRATE, BIM), ``impute``
 them with scikit-learn's ``SimpleImputer`` inside the saved model (median of
 numeric columns, most frequent category), ``drop`` the rows (reported with
@@ -29,6 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from localselect.cli._columns import AsBinary, boolean_values
 from localselect.cli._errors import CLIError
 
 __all__ = [
@@ -159,15 +162,27 @@ def check_columns(frame: pd.DataFrame, names: list[str], what: str) -> None:
             raise CLIError(f"{what} column {name!r} not found{hint} (columns: {shown})")
 
 
-def _column_kinds(frame: pd.DataFrame, categorical: list[str]) -> tuple[list[str], list[str]]:
-    """Split feature columns into numeric and categorical; refuse unusable text columns."""
-    numeric, categ = [], []
+Kinds = tuple[list[str], dict[str, tuple[list[str], list[str]]], list[str]]
+
+
+def _column_kinds(frame: pd.DataFrame, categorical: list[str]) -> Kinds:
+    """Split feature columns into numeric, boolean and categorical; refuse unusable text.
+
+    Boolean columns map to their ``(true, false)`` spellings
+    (:func:`~localselect.cli._columns.boolean_values`).
+    """
+    numeric: list[str] = []
+    categ: list[str] = []
+    boolean: dict[str, tuple[list[str], list[str]]] = {}
     for col in frame.columns:
         series = frame[col]
-        if col in categorical or isinstance(series.dtype, pd.CategoricalDtype):
-            categ.append(col)
+        declared = col in categorical or isinstance(series.dtype, pd.CategoricalDtype)
+        text = not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)
+        values = boolean_values(series) if declared or text else None
+        if values is not None:
+            boolean[col] = values
             continue
-        if pd.api.types.is_bool_dtype(series):
+        if declared:
             categ.append(col)
             continue
         if pd.api.types.is_numeric_dtype(series):
@@ -194,7 +209,7 @@ def _column_kinds(frame: pd.DataFrame, categorical: list[str]) -> tuple[list[str
                 f"--drop {shlex.quote(str(col))}"
             )
         categ.append(col)
-    return numeric, categ
+    return numeric, boolean, categ
 
 
 def _missing_report(frame: pd.DataFrame) -> dict[str, int]:
@@ -203,12 +218,16 @@ def _missing_report(frame: pd.DataFrame) -> dict[str, int]:
 
 
 def _build_preparation(
-    numeric: list[str], categorical: list[str], scale: bool, impute: bool = False
+    numeric: list[str],
+    categorical: list[str],
+    scale: bool,
+    impute: bool = False,
+    boolean: dict[str, tuple[list[str], list[str]]] | None = None,
 ):
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
     parts: list[tuple[str, Any, list[str]]] = []
     if numeric:
@@ -217,6 +236,12 @@ def _build_preparation(
             median = SimpleImputer(strategy="median", keep_empty_features=True)
             num = make_pipeline(median, num) if scale else median
         parts.append(("num", num, numeric))
+    if boolean:
+        binary: Any = FunctionTransformer(AsBinary(boolean), feature_names_out="one-to-one")
+        if impute:
+            frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
+            binary = make_pipeline(binary, frequent)
+        parts.append(("bool", binary, list(boolean)))
     if categorical:
         onehot: Any = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
         if impute:
@@ -250,6 +275,7 @@ class PreparedTable(NamedTuple):
     numeric: list[str]
     categorical: list[str]
     warnings: list[str]
+    boolean: dict[str, tuple[list[str], list[str]]] = {}
 
 
 def prepare_table(
@@ -311,8 +337,9 @@ def prepare_table(
         warnings_out.append(f"dropping {int((~keep).sum())} row(s) with a missing target")
     numeric: list[str] = []
     categ: list[str] = []
+    boolean: dict[str, tuple[list[str], list[str]]] = {}
     if not raw:
-        numeric, categ = _column_kinds(X_all, categorical)
+        numeric, boolean, categ = _column_kinds(X_all, categorical)
         incomplete = X_all.isna().any(axis=1) & keep
         if incomplete.any():
             per_col = ", ".join(f"{k} {v}" for k, v in counts.items() if k != target)
@@ -334,7 +361,9 @@ def prepare_table(
                     f"class {changed}; --missing impute keeps them"
                 )
                 keep &= ~incomplete
-    return PreparedTable(X_all[keep], y_all[keep], keep, counts, numeric, categ, warnings_out)
+    return PreparedTable(
+        X_all[keep], y_all[keep], keep, counts, numeric, categ, warnings_out, boolean
+    )
 
 
 def _class_losses(before: pd.Series, after: pd.Series) -> dict[Any, tuple[int, int]]:
@@ -377,17 +406,27 @@ def _refuse_thin_classes(
 
 
 def preparation_steps(
-    numeric: list[str], categorical: list[str], *, scale: bool, impute: bool = False
+    numeric: list[str],
+    categorical: list[str],
+    *,
+    scale: bool,
+    impute: bool = False,
+    boolean: dict[str, tuple[list[str], list[str]]] | None = None,
 ) -> list[tuple[str, Any]]:
     """The pipeline steps that turn the feature columns into a float matrix.
 
-    With ``impute`` missing values are filled by ``SimpleImputer`` (median of a
-    numeric column, most frequent category), fitted with the model so that
-    ``predict`` fills new rows the same way.
+    ``boolean`` columns (name -> true and false spellings) become one 0/1
+    feature each; ``categorical`` ones a 0/1 feature per level. With
+    ``impute`` missing values are filled by ``SimpleImputer`` (median of a
+    numeric column, most frequent category or boolean value), fitted with the
+    model so that ``predict`` fills new rows the same way.
     """
     from sklearn.preprocessing import FunctionTransformer
 
     return [
         ("as_text", FunctionTransformer(_AsText(categorical), feature_names_out="one-to-one")),
-        ("prepare", _build_preparation(numeric, categorical, scale=scale, impute=impute)),
+        (
+            "prepare",
+            _build_preparation(numeric, categorical, scale=scale, impute=impute, boolean=boolean),
+        ),
     ]

@@ -31,7 +31,8 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import clone
 from sklearn.utils import check_random_state
-from sklearn.utils.parallel import Parallel, delayed
+
+from localselect._runtime import map_tasks
 
 __all__ = [
     "NullResult",
@@ -135,8 +136,8 @@ def permutation_null(
         null = fast(np.asarray(X, dtype=np.float64), codes[perms])
     else:
         blocks = np.array_split(perms, max(1, min(n_permutations, 4 * (n_jobs or 1))))
-        parts = Parallel(n_jobs=n_jobs)(
-            delayed(_refit_block)(estimator, X, y, block) for block in blocks if len(block)
+        parts = map_tasks(
+            _refit_block, [(estimator, X, y, block) for block in blocks if len(block)], n_jobs
         )
         null = np.concatenate(parts, axis=0)
     return NullResult(np.asarray(scores, dtype=np.float64), null, "permutation")

@@ -8,10 +8,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state, get_tags
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, fit_context
+from localselect._runtime import map_tasks
 from localselect.evidence._indices import (
     kuncheva_index,
     meinshausen_buhlmann_bound,
@@ -158,8 +158,10 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
             )
             for _ in range(self.n_subsamples)
         ]
-        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_subsample)(self.estimator, X, y, rows, seed) for rows, seed in draws
+        self.estimators_ = map_tasks(
+            _fit_subsample,
+            [(self.estimator, X, y, rows, seed) for rows, seed in draws],
+            self.n_jobs,
         )
         self.subsets_ = np.stack(
             [np.asarray(e.get_support(), dtype=bool) for e in self.estimators_]

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import logging
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -21,41 +18,16 @@ from localselect._pairwise import row_chunks
 from localselect._renames import deprecated_option, renamed_attribute, renamed_parameter
 from localselect._runtime import map_tasks
 from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
+from localselect.gp._fitsteps import algorithm1, validate_subspaces
 from localselect.gp._medoids import k_medoids
-from localselect.gp._multigp import (
-    fit_hyperparameters,
-    fit_posterior,
-    greedy_max_variance,
-)
+from localselect.gp._multigp import fit_posterior
 from localselect.gp._scores import gaussian_kl, raw_scores_multi, scale_scores
-from localselect.gp._subspace import select_subspaces, subspace_path
-from localselect.gp._validation import knn_votes, masked_sq_dists, nested_knn_correct
+from localselect.gp._subspace import THRESHOLD_OVER, select_subspaces
+from localselect.gp._validation import knn_votes, masked_sq_dists
 
 __all__ = ["GPLocalFeatureSelection"]
 
 logger = logging.getLogger(__name__)
-
-#: Observation selection stops once doubling the observations brought no better
-#: held-out MSE, checked from _PATIENCE observations on (sec. 4.2.1: "until
-#: the MSE does not change").
-_PATIENCE = 20
-
-#: Size of the random subset of candidates on which the starting
-#: hyperparameters are fitted when ``init_hyperparameters`` is None.
-_INIT_SUBSET = 200
-
-#: Values of the threshold that ``threshold="auto"`` chooses from (besides all features).
-#: They span the subspace sizes that win on the UCI sets of docs/gp.md: 1.0 on
-#: Waveform-40 and Urban land cover, 1.5 on Isolet, 2.5-3.0 on DNA and splice.
-GAMMA_GRID = (-np.inf, 0.5, 0.625, 0.75, 0.875, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
-
-#: At most this many training samples are the validation queries of the
-#: subspace choice (a random subset beyond it).
-_MAX_VALIDATION = 1000
-
-#: At most this many held-out samples join the observations in the likelihood
-#: of Algorithm 1's hyperparameter step (the cost is cubic in their number).
-_MAX_LIKELIHOOD_HOLDOUT = 500
 
 #: Folds of the inner validation (fewer when a class has fewer samples).
 _VALIDATION_FOLDS = 3
@@ -88,17 +60,28 @@ class GPLocalFeatureSelection(
 
     Parameters
     ----------
-    n_neighbors : int, default=8
-        K of the K-NN classifier in each query's subspace (the paper's K = 8).
-        At most the number of training samples.
+    n_neighbors : int or "auto", default="auto"
+        K of the K-NN classifier in each query's subspace (the paper's K = 8
+        as an int; at most the number of training samples). ``"auto"``: the
+        inner validation chooses K from 1, 3, 5 and 8 (``n_neighbors_``),
+        for the subspaces and for the all-features safety net alike.
     threshold : float or "auto", default="auto"
         Algorithm 2's threshold (the paper's ``gamma``): a feature joins the
         subspace while its score is at least ``mean + threshold * std`` of the
-        remaining features' scores.
-        Larger values give smaller subspaces (Table 5). ``"auto"`` chooses it
-        from ``GAMMA_GRID`` in this module (``-inf``: every feature above the power floor,
-        then 0.5 to 4) by the inner validation (see Notes); a float fixes it
-        (any finite value; the paper sets it by hand per data set).
+        scores ``threshold_over`` names. Larger values give smaller subspaces
+        (Table 5). ``"auto"`` chooses it from
+        ``localselect.gp._fitsteps.GAMMA_GRID`` (``-inf``: every feature above
+        the power floor, then 0.5 to 4) by the inner validation (see Notes); a
+        float fixes it (any finite value; the paper sets it by hand per data
+        set).
+    threshold_over : {"all", "remaining"}, default="all"
+        Scores whose mean and standard deviation set Algorithm 2's threshold:
+        ``"all"``, every feature except the first one chosen (step B as
+        printed: the features already added stay in the statistics);
+        ``"remaining"``, only the features not yet added, which keeps
+        accepting features while many remain. Subspaces are nested in
+        ``threshold`` either way (see Notes for the measurements behind the
+        default).
     reference_mean : float, default=0.0
         Mean ``mu*`` of the reference distribution ``y*`` (sec. 4.3).
     reference_std : float, default=0.1
@@ -142,10 +125,11 @@ class GPLocalFeatureSelection(
         powers that feature GPs fitted to label-permuted scores give at ``x``
         (same observations and kernel; at least 100 null values per query,
         from up to 10 permutations). ``None``: no floor (the paper).
-    fallback : bool, default=False
+    fallback : bool, default=True
         With ``threshold="auto"``, if K-NN on all features beats the best subspaces
         in the inner validation, queries use all features
-        (``all_features_``). The warning is given either way.
+        (``all_features_``), and a warning says so; ``False`` keeps the
+        subspaces and only warns.
     score_scaling : {"unit", "minmax"}, default="unit"
         How eq. (3) is mapped to [0, 1]: ``"unit"`` divides by its largest
         possible value (one constant for all features) and clips negative
@@ -174,7 +158,6 @@ class GPLocalFeatureSelection(
     verbose : int, default=0
         1 logs stages at INFO, 2 also logs iterations at DEBUG, to the logger
         ``localselect.gp._estimator``.
-
     gamma : float or "auto", default="deprecated"
         Old name of ``threshold``.
 
@@ -207,16 +190,19 @@ class GPLocalFeatureSelection(
         Iterations of Algorithm 1.
     threshold_ : float
         The ``threshold`` queries use: the inner validation's choice with
-        ``threshold="auto"``, else ``threshold`` (``set_params(threshold=...)`` after fit
-        acts on queries without refitting).
+        ``threshold="auto"``, else ``threshold`` (``set_params(threshold=...)``
+        after fit acts on queries without refitting).
     validation_scores_ : dict
         The inner validation: ``"threshold"`` (the values tried), ``"subspaces"``
         (K-NN accuracy in each one's subspaces), ``"mean_size"`` (mean subspace
         size), ``"all_features"`` (K-NN accuracy on all features),
         ``"n_queries"`` and ``"n_folds"``.
     all_features_ : bool
-        Whether queries use all features (``fallback=True`` and all features
-        won the validation).
+        Whether queries use all features (``threshold="auto"``,
+        ``fallback=True`` and all features won the validation).
+    n_neighbors_ : int
+        The K queries use with ``n_neighbors="auto"`` (the validation's
+        choice; with an int, that int capped below the training size).
     X_fit_ : ndarray of shape (n_samples_fit, n_features_in_)
         Standardised training data (canonical column order), kept for the
         K-NN of prediction.
@@ -257,9 +243,10 @@ class GPLocalFeatureSelection(
     candidate's subspaces and on all features. ``threshold="auto"`` keeps the most
     accurate candidate (ties: the larger ``threshold``). When the subspaces lose
     to all features a ``UserWarning`` says so, with both scores in
-    ``validation_scores_`` (``fallback`` decides what queries then use). The
-    subspaces are nested in ``threshold``, so one path of Algorithm 2 per query
-    serves every candidate.
+    ``validation_scores_``, and queries use all features (``fallback``).
+    With ``n_neighbors="auto"`` each candidate is scored with K = 1, 3, 5 and
+    8 on the same distances. The subspaces are nested in ``threshold``, so one
+    path of Algorithm 2 per query serves every candidate.
 
     **Our choices where the paper is silent or, we believe, wrong.**
     (1) Eq. (3) sign: the paper writes ``z = -1`` for same-class pairs, which
@@ -276,22 +263,24 @@ class GPLocalFeatureSelection(
     are fitted on a random subset, not drawn at random (see
     ``init_hyperparameters``).
 
-    **Defaults** (the tables are in docs/gp.md). ``threshold="auto"`` and the
-    power floor (issue #18): no single ``threshold`` suits every data set (the
-    best fixed value is 1.0 on Waveform-40 and Urban land cover, 1.5 on
-    Isolet, 3.0 or more on DNA and splice), and Algorithm 2's threshold on
-    the *remaining* features' scores keeps accepting features while many
-    remain (on 5,000 noise features it kept 92% at ``threshold=1.5``); the floor
-    keeps 0.7% there. The paper's reading is ``threshold=1.5,
-    null_quantile=None``. Measured earlier on Breast Cancer with the paper's
-    reading: accuracy 0.958 / 0.960 / 0.970 / 0.958 / 0.953 at gamma 0.5 / 1 /
-    1.5 / 2 / 3. ``prior_mean="zero"``: with the
+    **Defaults** (the tables are in docs/gp.md). ``threshold_over="all"``
+    (issue #28): Algorithm 2 as printed keeps the features already added in
+    the threshold's statistics, so subspaces stay small (8% of 400 noise
+    features at ``threshold=1.5`` without the floor, against most of them over
+    the remaining features); it did at least as well off the papers' data.
+    ``threshold="auto"`` and the power floor (issue #18): no single ``threshold``
+    suits every data set, and the floor drops features no better than under
+    permuted labels. ``fallback=True`` and ``n_neighbors="auto"`` (issue
+    #28): with the paper's K = 8 and only a warning, the defaults lost to a
+    5-NN on all features by up to 20 points on small tables whose features
+    all matter. The paper's reading is ``n_neighbors=8, threshold=1.5,
+    null_quantile=None, fallback=False``. ``prior_mean="zero"``: with the
     per-feature mean instead, Breast Cancer 0.965 and Algorithm 3's data 0.712
     (gamma 1.5 and 3; 0.970 and 0.756 with zero). ``score_scaling="unit"``: with
     ``"minmax"`` Breast Cancer falls to 0.937 at gamma 1.5 and Algorithm 3's
     data to at most 0.564 (precision of the subspaces never above 0.24).
-    ``n_neighbors=8`` is the paper's K; ``reference_mean=0`` and
-    ``reference_std=0.1`` are the paper's "low values" of ``y*``.
+    ``reference_mean=0`` and ``reference_std=0.1`` are the paper's "low
+    values" of ``y*``.
     ``holdout_fraction=0.2``, ``tol=1e-3`` and ``max_iter=20``: Algorithm 1
     stops in 2-4 iterations on both data sets. ``min_observations=1`` (the
     rule alone): with 100, accuracy on Algorithm 3's data rose from 0.800 to
@@ -301,15 +290,18 @@ class GPLocalFeatureSelection(
     instead of about 40 and on all 2,399 candidates as observations: fit 47
     s of CPU against 2.2 s, accuracy 0.800 against 0.788.
 
-    **Complexity.** Scores: time O(U^2 M L C) for U distinct values per
-    feature (at most N), C classes and L labelings (the real labels, the
-    permutations of the floor and the validation folds' labelings share one
-    kernel matrix per feature), memory one block of the working memory plus
-    the L score tables. Validation: O(G V N M) for G candidates and V <= 1000
-    queries, in matrix products. Observation selection: time O(B (B + M) N) per iteration, memory
-    O(B N) for B observations. Hyperparameters: O(B^3 + B^2 M) per likelihood
-    evaluation. Queries: O(n B (M + B)) for the GP predictions, O(n M^2) worst
-    case for Algorithm 2 and O(n N M) for the K-NN, in blocks of queries.
+    **Complexity.** Scores: time O(min(U^2, U B P) M L C) for U distinct
+    values per feature (at most N), C classes and L labelings (the real
+    labels, the permutations of the floor and the validation folds'
+    labelings share one kernel sum per feature): the kernel matrix up to
+    2,048 values, a fast Gauss transform (B bins of width 1, P = 22 terms)
+    past it; memory one block plus the L score tables. Validation: O(P' N M)
+    in matrix products for the P' <= G V distinct (query, subspace size)
+    pairs of G candidates and V <= 1000 queries. Observation selection:
+    time O(B (B + M) N) per iteration, memory O(B N) for B observations.
+    Hyperparameters: O(B^3 + B^2 M) per likelihood evaluation. Queries:
+    O(n B (M + B)) for the GP predictions, O(n M^2) worst case for Algorithm
+    2 and O(n N M) for the K-NN, in blocks of queries.
 
     **Ties.** The first greedy observation (all variances equal) is the first
     candidate in a random order drawn from ``random_state``; equal variances,
@@ -338,11 +330,12 @@ class GPLocalFeatureSelection(
     """
 
     _parameter_constraints = {
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "threshold": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
         "gamma": deprecated_option(
             [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})]
         ),
+        "threshold_over": [StrOptions(set(THRESHOLD_OVER))],
         "reference_mean": [Interval(Real, None, None, closed="neither")],
         "reference_std": [Interval(Real, 0, None, closed="neither")],
         "max_observations": [Interval(Integral, 1, None, closed="left"), None],
@@ -370,9 +363,10 @@ class GPLocalFeatureSelection(
 
     def __init__(
         self,
-        n_neighbors=8,
+        n_neighbors="auto",
         *,
         threshold="auto",
+        threshold_over="all",
         reference_mean=0.0,
         reference_std=0.1,
         max_observations=500,
@@ -383,7 +377,7 @@ class GPLocalFeatureSelection(
         tol=1e-3,
         discrete_features=False,
         null_quantile=0.99,
-        fallback=False,
+        fallback=True,
         score_scaling="unit",
         prior_mean="zero",
         init_hyperparameters=None,
@@ -395,6 +389,7 @@ class GPLocalFeatureSelection(
     ):
         self.n_neighbors = n_neighbors
         self.threshold = threshold
+        self.threshold_over = threshold_over
         self.reference_mean = reference_mean
         self.reference_std = reference_std
         self.max_observations = max_observations
@@ -446,31 +441,11 @@ class GPLocalFeatureSelection(
 
     def _check_data(self, X):
         n_samples = X.shape[0]
-        if self.n_neighbors > n_samples:
+        if self.n_neighbors != "auto" and self.n_neighbors > n_samples:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} is larger than the {n_samples} training "
                 "samples; pass n_neighbors <= n_samples."
             )
-
-    def _initial_hyperparameters(self, Xs, Yc, candidates, rng) -> np.ndarray:
-        # Maximum likelihood on a random subset of the candidates, from the data-driven
-        # guess (length scale sqrt(n_features), half signal, half noise) and from the
-        # user's start if given; the better likelihood wins. A start whose length scale
-        # is far below the distances between points has a vanishing gradient.
-        starts = []
-        if self.init_hyperparameters is not None:
-            start = np.asarray(self.init_hyperparameters, dtype=np.float64)
-            if start.shape != (3,) or not np.all(np.isfinite(start)) or np.any(start <= 0):
-                raise ValueError(
-                    "init_hyperparameters must be 3 positive finite numbers (length_scale, "
-                    f"signal_variance, noise_variance); got {self.init_hyperparameters!r}."
-                )
-            starts.append(start)
-        v = max(float(np.mean(Yc[candidates] ** 2)), 1e-6)
-        subset = candidates[rng.permutation(candidates.size)[:_INIT_SUBSET]]
-        starts.append(np.array([np.sqrt(Xs.shape[1]), v / 2.0, v / 2.0]))
-        fits = [fit_hyperparameters(Xs[subset], Yc[subset], s) for s in starts]
-        return max(fits, key=lambda f: f.lml).hyper
 
     def _fit(self, X, y_idx, log):
         # Algorithm 1 (the feature GPs), then the training subspaces
@@ -567,10 +542,10 @@ class GPLocalFeatureSelection(
         # The GP matrices are small (hundreds of rows): BLAS threads only add
         # overhead, and on a busy machine they slow the solves down severalfold.
         with threadpool_limits(limits=1, user_api="blas"):
-            self._algorithm1(Xs, scores, prior_mean, candidates, hold, rng)
+            algorithm1(self, Xs, scores, prior_mean, candidates, hold, rng)
             self._gp_null = self._null_gp(Xs, null_scores, self._obs_canonical, self._gp.hyper)
             task.advance()
-            self._validate_subspaces(Xs, rng, folds, fold_labels, fold_raw)
+            validate_subspaces(self, Xs, rng, folds, fold_labels, fold_raw)
             task.advance()
         self.local_support_ = self._to_input_layout(self._subspaces(Xs))
         task.advance()
@@ -590,120 +565,13 @@ class GPLocalFeatureSelection(
 
     def _floor(self, gp_null, Xs: np.ndarray) -> np.ndarray | None:
         """Per-query floor: the ``null_quantile`` of the power under permuted labels."""
-        if gp_null is None:
-            return None
+        if gp_null is None or self.null_quantile is None:
+            return None  # no floor (also after set_params(null_quantile=None))
         means, variance = gp_null.predict(Xs)
         power = gaussian_kl(
             means, variance[:, None], float(self.reference_mean), float(self.reference_std) ** 2
         )
         return np.quantile(power, float(self.null_quantile), axis=1)
-
-    def _validate_subspaces(self, Xs, rng, folds, fold_labels, fold_raw) -> None:
-        """Inner cross-validation of K-NN in the subspaces against all features.
-
-        Up to ``_MAX_VALIDATION`` training samples are the queries, in stratified
-        folds (5, or fewer when a class is smaller). For each fold the eq. (3)
-        scores, the feature GPs (same hyperparameters, the observations outside
-        the fold) and the power floor are rebuilt on the other folds only, so
-        no query's label reaches its own subspace; its K-NN runs among the
-        other folds. With ``gamma="auto"`` the best of :data:`GAMMA_GRID` and of
-        all features is kept (all features only when strictly better; ties in
-        the grid go to the larger ``gamma``); a warning says when the subspaces
-        do worse than all features.
-        """
-        n = Xs.shape[0]
-        y = self.y_fit_
-        n_splits = len(folds)
-        chosen = np.zeros(n, dtype=bool)
-        chosen[rng.choice(n, min(n, _MAX_VALIDATION), replace=False)] = True
-        threshold = renamed_parameter(self, "gamma", "threshold")
-        auto = isinstance(threshold, str)
-        gammas = np.array(GAMMA_GRID if auto else (float(threshold),))
-        hyper = self._gp.hyper
-        correct = np.zeros(gammas.size)
-        correct_all = 0.0
-        size_sum = np.zeros(gammas.size)
-        n_queries = 0
-        in_obs = np.zeros(n, dtype=bool)
-        in_obs[self._obs_canonical] = True
-        for (train, test), labels, raw in zip(folds, fold_labels, fold_raw):
-            queries = test[chosen[test]]
-            if queries.size == 0:
-                continue
-            obs = np.flatnonzero(in_obs[train])
-            if obs.size == 0:
-                obs = np.array([0])
-            if raw is None:
-                raw = raw_scores_multi(Xs, labels, self._discrete, n_jobs=self.n_jobs)
-            rows = np.zeros(n, dtype=bool)
-            rows[train] = True
-            fold = [scale_scores(r, Xs, self.score_scaling, rows)[train] for r in raw]
-            del raw
-            prior = np.zeros(Xs.shape[1]) if self.prior_mean == "zero" else fold[0].mean(axis=0)
-            gp = fit_posterior(Xs[train][obs], fold[0][obs], prior, hyper)
-            gp_null = self._null_gp(Xs[train], fold[1:], obs, hyper)
-            means, variance = gp.predict(Xs[queries])
-            power = gaussian_kl(
-                means,
-                variance[:, None],
-                float(self.reference_mean),
-                float(self.reference_std) ** 2,
-            )
-            floor = self._floor(gp_null, Xs[queries])
-            order, critical = subspace_path(power, self._abs_corr, float(gammas.min()), floor)
-            res = nested_knn_correct(
-                Xs[queries],
-                y[queries],
-                None,
-                order,
-                critical,
-                Xs[train],
-                y[train],
-                gammas,
-                min(self.n_neighbors, train.size),
-            )
-            correct += res.correct
-            correct_all += res.correct_all
-            size_sum += res.sizes * queries.size
-            n_queries += queries.size
-        acc = correct / n_queries
-        acc_all = correct_all / n_queries
-        best = int(np.flatnonzero(acc == acc.max())[-1])
-        self.validation_scores_ = {
-            "threshold": gammas.copy(),
-            "subspaces": acc,
-            "mean_size": size_sum / n_queries,
-            "all_features": float(acc_all),
-            "n_queries": int(n_queries),
-            "n_folds": n_splits,
-        }
-        self.threshold_ = float(gammas[best])
-        self.all_features_ = bool(auto and self.fallback and acc_all > acc[best])
-        if acc_all > acc[best]:
-            if self.all_features_:
-                action = "queries use all features (all_features_=True)"
-            elif auto:
-                action = "pass fallback=True to let queries use all features then"
-            else:
-                action = (
-                    "pass threshold='auto', fallback=True to let queries use all features then"
-                )
-            warnings.warn(
-                f"{type(self).__name__}: the local subspaces scored {acc[best]:.3f} "
-                f"(threshold={gammas[best]:g}) in the model's own {n_splits}-fold validation, "
-                f"below K-NN on all features ({acc_all:.3f}); {action}. Both scores are "
-                "in validation_scores_.",
-                UserWarning,
-                stacklevel=4,
-            )
-        self._log(
-            1,
-            "validation on %d samples: subspaces %s, all features %.3f; threshold_ = %g",
-            n_queries,
-            np.array2string(acc, precision=3),
-            acc_all,
-            self.threshold_,
-        )
 
     def _to_input_layout(self, A: np.ndarray) -> np.ndarray:
         """Undo the canonical row and column order of a (n_samples, n_features) array."""
@@ -711,87 +579,6 @@ class GPLocalFeatureSelection(
         out[np.ix_(self._rows, self._cols)] = A
         return out
 
-    def _algorithm1(
-        self,
-        Xs: np.ndarray,
-        scores: np.ndarray,
-        prior_mean: np.ndarray,
-        candidates: np.ndarray,
-        hold: np.ndarray,
-        rng: np.random.RandomState,
-    ) -> None:
-        """Alternate observation selection and hyperparameter fitting (Algorithm 1)."""
-        Yc = scores - prior_mean
-        hyper = self._initial_hyperparameters(Xs, Yc, candidates, rng)
-        converged = False
-        history: list[tuple] = []  # (sorted observations, observations, fit, selection)
-        for it in range(1, self.max_iter + 1):
-            sel = greedy_max_variance(
-                Xs[candidates],
-                Yc[candidates],
-                Xs[hold],
-                Yc[hold],
-                hyper,
-                max_observations=self.max_observations,
-                min_observations=self.min_observations,
-                patience=_PATIENCE,
-            )
-            obs = candidates[sel.order[: sel.n_selected]]
-            key = np.sort(obs)
-            # The held-out points join the likelihood: a max-variance design has no
-            # close pairs, so the noise is not identifiable from it alone.
-            fit_on = np.concatenate([obs, hold[:_MAX_LIKELIHOOD_HOLDOUT]])
-            res = fit_hyperparameters(Xs[fit_on], Yc[fit_on], hyper)
-            change = float(np.max(np.abs(np.log(res.hyper) - np.log(hyper))))
-            self._log(
-                2,
-                "iteration %d: %d observations, hyperparameters %s, lml %.4g, change %.3g",
-                it,
-                obs.size,
-                np.array2string(res.hyper, precision=4),
-                res.lml,
-                change,
-            )
-            if self.callback is not None:
-                self.callback(it, res.lml)
-            seen = [t for t, past in enumerate(history) if np.array_equal(past[0], key)]
-            history.append((key, obs, res, sel))
-            hyper = res.hyper
-            if change <= self.tol:
-                converged = True
-                break
-            if seen:
-                # The same observations again: Algorithm 1 cycles from here on. Keep
-                # the member of the cycle whose observations predict the held-out
-                # scores best.
-                cycle = history[seen[0] :]
-                best = min(cycle, key=lambda h: h[3].mse[h[3].n_selected])
-                _, obs, res, sel = best
-                hyper = res.hyper
-                converged = True
-                self._log(2, "observations repeat: cycle of %d iterations", len(cycle) - 1)
-                break
-        self.n_iter_ = it
-        if not converged:
-            warnings.warn(
-                f"Algorithm 1 did not converge in max_iter={self.max_iter} iterations (last "
-                f"log-hyperparameter change {change:.3g} > tol={self.tol}); increase "
-                "max_iter or tol.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        self._obs_canonical = obs
-        self.observation_indices_ = self._rows[obs]
-        self.holdout_indices_ = np.sort(self._rows[hold])
-        self.holdout_mse_ = sel.mse
-        self.log_marginal_likelihood_ = res.lml
-        self.kernel_ = ConstantKernel(hyper[1], "fixed") * RBF(hyper[0], "fixed") + WhiteKernel(
-            hyper[2], "fixed"
-        )
-        self._gp = fit_posterior(Xs[obs], scores[obs], prior_mean, hyper)
-        self._log(1, "%d observations, kernel %s", obs.size, self.kernel_)
-
-    # -------------------------------------------------------------- queries
     def _power(self, Xs: np.ndarray) -> np.ndarray:
         means, variance = self._gp.predict(Xs)
         return gaussian_kl(
@@ -822,7 +609,7 @@ class GPLocalFeatureSelection(
         ``set_params`` may have changed since ``fit``.
         """
         self._validate_params()
-        if self.n_neighbors > self.X_fit_.shape[0]:
+        if self.n_neighbors != "auto" and self.n_neighbors > self.X_fit_.shape[0]:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} is larger than the {self.X_fit_.shape[0]} "
                 "training samples; pass n_neighbors <= n_samples."
@@ -856,7 +643,8 @@ class GPLocalFeatureSelection(
     def predict_proba(self, X):
         """Class frequencies among the K nearest training samples in each query's subspace.
 
-        The fraction of the ``n_neighbors`` neighbours in each class.
+        The fraction of the K (``n_neighbors``, or ``n_neighbors_`` with
+        ``"auto"``) neighbours in each class.
 
         %(predict_proba_docs)s
         """
@@ -888,16 +676,19 @@ class GPLocalFeatureSelection(
 
 
 def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
-    if est.all_features_:
-        return np.ones(Xs.shape, dtype=bool)
     threshold = renamed_parameter(est, "gamma", "threshold", warn=False)
+    if est.all_features_ and isinstance(threshold, str):
+        # The safety net acts for threshold="auto" only (set_params(threshold=2.0) after
+        # fit asks for that threshold's subspaces).
+        return np.ones(Xs.shape, dtype=bool)
     gamma = est.threshold_ if isinstance(threshold, str) else float(threshold)
     floor = est._floor(est._gp_null, Xs)
-    return select_subspaces(est._power(Xs), est._abs_corr, gamma, floor)
+    return select_subspaces(est._power(Xs), est._abs_corr, gamma, floor, est.threshold_over)
 
 
 def _block_proba(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
     """K-NN votes of a block of queries, each in its own subspace."""
     mask = _block_subspaces(est, Xs).astype(np.float64)
     sq = masked_sq_dists(Xs, mask, est.X_fit_, est._X_fit_sq)
-    return knn_votes(sq, est._onehot, est.n_neighbors) / est.n_neighbors
+    k = est.n_neighbors_ if est.n_neighbors == "auto" else est.n_neighbors
+    return knn_votes(sq, est._onehot, k) / k

@@ -5,8 +5,17 @@ score every remaining feature by
 
 .. math:: Score(j) = D(j) - \\frac{1}{\\eta} \\sum_{k \\in L} |Corr(j, k)|
 
-and add the best one while ``Score(h) >= mean(Scores) + gamma * std(Scores)``
-(mean and population standard deviation over the remaining features).
+and add the best one while ``Score(h) >= mean(Scores) + gamma * std(Scores)``.
+Which scores the mean and (population) standard deviation run over is an
+option, ``over``:
+
+* ``"all"`` -- Algorithm 2 as printed (step B): every feature except the first
+  one chosen, ``m``, so the features already added stay in the statistics
+  (with their current scores, whose penalty includes their own correlation
+  of 1). The threshold then stays high as the subspace grows, and subspaces
+  stay small whatever the number of features;
+* ``"remaining"`` -- only the features not yet added (our earlier reading),
+  which keeps accepting features while many remain.
 
 Our choice for the paper's unspecified ``eta``: ``eta = |L| / max_j D(j)``, so
 the penalty is the mean absolute correlation with the features already chosen,
@@ -25,7 +34,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["path_mask", "select_subspaces", "subspace_path", "subspace_sizes"]
+__all__ = ["THRESHOLD_OVER", "path_mask", "select_subspaces", "subspace_path", "subspace_sizes"]
+
+#: The two readings of the scores behind Algorithm 2's threshold (see the module).
+THRESHOLD_OVER = ("all", "remaining")
 
 
 def subspace_path(
@@ -33,6 +45,7 @@ def subspace_path(
     abs_corr: NDArray[np.float64],
     gamma_min: float,
     floor: NDArray[np.float64] | None = None,
+    over: str = "all",
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """Algorithm 2's order of features for many queries, and the gamma that admits each.
 
@@ -56,6 +69,10 @@ def subspace_path(
         If given, a path also stops (for every ``gamma``) when the best
         remaining feature's power ``D`` is below the query's floor; the first
         feature is always kept.
+    over : {"all", "remaining"}, default="all"
+        Scores the threshold's mean and standard deviation run over: every
+        feature but the first chosen (Algorithm 2 as printed) or the features
+        not yet added (see the module docstring).
 
     Returns
     -------
@@ -71,9 +88,11 @@ def subspace_path(
     -----
     At most ``n_features`` rounds, each O(n_active * n_features): time
     O(n_queries * n_features^2) in the worst case, memory
-    O(n_queries * n_features). A score equal to the threshold up to a relative
-    1e-12 passes; when every remaining score is equal (zero spread) the best
-    one passes for every ``gamma``. Ties go to the lowest feature index.
+    O(n_queries * n_features). With either ``over`` the order does not depend
+    on ``gamma``, so the subspaces are nested in ``gamma``. A score equal to
+    the threshold up to a relative 1e-12 passes; when every score of the
+    statistics is equal (zero spread) the best one passes for every ``gamma``.
+    Ties go to the lowest feature index.
     """
     n, m = power.shape
     order = np.full((n, m), -1, dtype=np.intp)
@@ -88,6 +107,10 @@ def subspace_path(
     D = power.copy()
     chosen = np.zeros((n, m), dtype=bool)
     chosen[rows, first] = True
+    # Scores left out of the threshold's statistics: the first feature only
+    # (as printed) or every feature chosen so far (the same array as chosen).
+    printed = over == "all"
+    left_out = chosen.copy() if printed else chosen
     penalty = abs_corr[first]
     count = np.ones(n)
     scale = power[rows, first]
@@ -95,14 +118,14 @@ def subspace_path(
     for step in range(1, m):
         if rows.size == 0:
             break
-        n_left = m - count
+        n_stat = float(m - 1) if printed else m - count
         score = penalty * (-(scale / count))[:, None]
         score += D
-        score[chosen] = 0.0
-        mean = score.sum(axis=1) / n_left
+        score[left_out] = 0.0
+        mean = score.sum(axis=1) / n_stat
         dev = score - mean[:, None]
-        dev[chosen] = 0.0
-        std = np.sqrt(np.einsum("ij,ij->i", dev, dev) / n_left)
+        dev[left_out] = 0.0
+        std = np.sqrt(np.einsum("ij,ij->i", dev, dev) / n_stat)
         score[chosen] = -np.inf
         active = np.arange(rows.size)
         best = np.argmax(score, axis=1)
@@ -126,6 +149,7 @@ def subspace_path(
         count[grow] += 1.0
         if grow.size < rows.size:
             rows, D, chosen, penalty = rows[grow], D[grow], chosen[grow], penalty[grow]
+            left_out = left_out[grow] if printed else chosen
             count, scale, running = count[grow], scale[grow], running[grow]
     return order, critical
 
@@ -152,6 +176,7 @@ def select_subspaces(
     abs_corr: NDArray[np.float64],
     gamma: float,
     floor: NDArray[np.float64] | None = None,
+    over: str = "all",
 ) -> NDArray[np.bool_]:
     """Algorithm 2 for many queries at once.
 
@@ -167,6 +192,8 @@ def select_subspaces(
     floor : ndarray of shape (n_queries,), default=None
         Per-query floor on the power of the features added after the first
         (see :func:`subspace_path`).
+    over : {"all", "remaining"}, default="all"
+        Scores behind the threshold (see :func:`subspace_path`).
 
     Returns
     -------
@@ -187,5 +214,5 @@ def select_subspaces(
     """
     if gamma == -np.inf and floor is None:
         return np.ones(power.shape, dtype=bool)
-    order, critical = subspace_path(power, abs_corr, gamma, floor)
+    order, critical = subspace_path(power, abs_corr, gamma, floor, over)
     return path_mask(order, critical, gamma)

@@ -30,11 +30,13 @@ class NestedKNNScores(NamedTuple):
 
     ``correct[g]`` counts the queries whose K-NN vote in the subspace of
     ``gammas[g]`` is their own label; ``correct_all`` the same with all
-    features; ``sizes[g]`` the mean subspace size for ``gammas[g]``.
+    features; ``sizes[g]`` the mean subspace size for ``gammas[g]``. With
+    several K, ``correct`` has a leading axis over them and ``correct_all``
+    is an array.
     """
 
     correct: Float
-    correct_all: float
+    correct_all: float | Float
     sizes: Float
 
 
@@ -79,7 +81,7 @@ def nested_knn_correct(
     X_train: Float,
     y_train: NDArray[np.intp],
     gammas: Float,
-    n_neighbors: int,
+    n_neighbors: int | NDArray[np.intp],
     *,
     working_memory: float | None = None,
 ) -> NestedKNNScores:
@@ -103,8 +105,9 @@ def nested_knn_correct(
         Their class codes ``0 .. n_classes - 1``.
     gammas : ndarray of shape (n_gammas,)
         Values of ``gamma`` to score.
-    n_neighbors : int
-        K of the K-NN, at most ``n_train - 1``.
+    n_neighbors : int or ndarray of shape (n_k,)
+        K of the K-NN, at most ``n_train - 1``; several values are scored on
+        the same distances.
     working_memory : float, default=None
         MiB for one ``(queries, n_train)`` block of distances.
 
@@ -114,34 +117,56 @@ def nested_knn_correct(
 
     Notes
     -----
-    Time O(n_gammas n_queries n_train n_features) in matrix products, memory
-    one block of the working memory. Vote ties go to the lower class code.
+    Time O(P n_train n_features) in matrix products for the P <= n_gammas
+    n_queries distinct (query, subspace size) pairs (nested subspaces of
+    equal size are equal, so each pair's K-NN serves every ``gamma`` that
+    gives it), memory one block of the working memory. Vote ties go to the
+    lower class code.
     """
-    from localselect.gp._subspace import path_mask
+    from localselect.gp._subspace import subspace_sizes
 
     n_q, m = Xq.shape
     n_classes = int(y_train.max()) + 1
     onehot = np.eye(n_classes)[y_train]
     X_sq = X_train * X_train
     gammas = np.asarray(gammas, dtype=np.float64)
-    correct = np.zeros(gammas.size)
-    correct_all = 0.0
-    size_sum = np.zeros(gammas.size)
+    ks = np.atleast_1d(np.asarray(n_neighbors, dtype=np.intp))
+    correct = np.zeros((ks.size, gammas.size))
+    correct_all = np.zeros(ks.size)
     n_train = X_train.shape[0]
+    # Every gamma's subspace of a query is a prefix of its path: its size says
+    # which. The K-NN runs once per distinct (query, size) pair, not per gamma.
+    sizes = np.stack([subspace_sizes(critical, g) for g in gammas], axis=1)
+    step = np.arange(m)
     for rows in row_chunks(n_q, 8 * 4 * n_train, working_memory):
         qi = np.arange(rows.stop - rows.start)
-        masks = [np.ones((qi.size, m))] + [
-            path_mask(order[rows], critical[rows], g).astype(np.float64) for g in gammas
-        ]
-        hits = []
-        for mask in masks:
-            sq = masked_sq_dists(Xq[rows], mask, X_train, X_sq)
+        sq = masked_sq_dists(Xq[rows], np.ones((qi.size, m)), X_train, X_sq)
+        if self_index is not None:
+            sq[qi, self_index[rows]] = np.inf
+        for i, k in enumerate(ks):
+            pred = np.argmax(knn_votes(sq, onehot, int(k)), axis=1)
+            correct_all[i] += float(np.sum(pred == yq[rows]))
+        chunk = sizes[rows]
+        pairs, inverse = np.unique(
+            np.column_stack([np.repeat(qi, gammas.size), chunk.ravel()]),
+            axis=0,
+            return_inverse=True,
+        )
+        hit = np.empty((ks.size, pairs.shape[0]), dtype=bool)
+        for block in row_chunks(pairs.shape[0], 8 * 4 * n_train, working_memory):
+            q, size = pairs[block, 0], pairs[block, 1]
+            r, c = np.nonzero(step[None, :] < size[:, None])
+            mask = np.zeros((q.size, m))
+            mask[r, order[rows][q[r], c]] = 1.0
+            sq = masked_sq_dists(Xq[rows][q], mask, X_train, X_sq)
             if self_index is not None:
-                sq[qi, self_index[rows]] = np.inf
-            pred = np.argmax(knn_votes(sq, onehot, n_neighbors), axis=1)
-            hits.append(float(np.sum(pred == yq[rows])))
-        correct_all += hits[0]
-        correct += hits[1:]
-        size_sum += [mk.sum() for mk in masks[1:]]
-    sizes = size_sum / max(n_q, 1)
-    return NestedKNNScores(correct, correct_all, sizes)
+                sq[np.arange(q.size), self_index[rows][q]] = np.inf
+            for i, k in enumerate(ks):
+                pred = np.argmax(knn_votes(sq, onehot, int(k)), axis=1)
+                hit[i, block] = pred == yq[rows][q]
+        correct += hit[:, inverse.ravel()].reshape(ks.size, *chunk.shape).sum(axis=1)
+    size_sum = sizes.sum(axis=0).astype(np.float64)
+    sizes_mean = size_sum / max(n_q, 1)
+    if np.ndim(n_neighbors) == 0:
+        return NestedKNNScores(correct[0], float(correct_all[0]), sizes_mean)
+    return NestedKNNScores(correct, correct_all, sizes_mean)

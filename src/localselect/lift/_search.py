@@ -29,7 +29,6 @@ over rows.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
 from math import comb
@@ -38,8 +37,9 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from localselect._runtime import ProgressTask, map_tasks, n_threads
+from localselect._runtime import ProgressTask, map_tasks
 from localselect._typing import FloatArray, Int64Array
+from localselect.lift._budget import pilot_seconds_per_size, search_seconds
 from localselect.lift._lattice import (
     MAX_LEVEL_PROFILES,
     _items,
@@ -129,35 +129,17 @@ def estimate_search_seconds(
     """Seconds an exhaustive subset search should take, from a timed pilot.
 
     ``run(subsets)`` does the search's own work on a list of subsets (its
-    result is discarded). For each size ``k = 1 .. max_size`` a few subsets
-    drawn with a fixed seed are timed, two per size while the pilot lasts
-    less than ``pilot_seconds``; sizes left unmeasured take the time of the
+    result is discarded). For each size ``k = 1 .. max_size`` a batch of
+    subsets drawn with a fixed seed is timed while the pilot lasts less than
+    ``pilot_seconds``; sizes left unmeasured take the time of the
     largest measured size scaled by ``k`` (the counting cost is linear in
     the subset size). The estimate is ``sum_k C(n_features, k) t_k``
     divided by the number of parallel jobs. It is a measurement of this
     machine now, so it varies with its load; it never changes a result.
+    See :mod:`localselect.lift._budget`.
     """
-    rng = np.random.default_rng(0)
-    sizes = range(1, min(max_size, n_features) + 1)
-    per_size: dict[int, float] = {}
-    start = time.perf_counter()
-    for k in sizes:
-        if time.perf_counter() - start > pilot_seconds:
-            break
-        times = []
-        for _ in range(2 if comb(n_features, k) > 1 else 1):
-            subset = tuple(sorted(rng.choice(n_features, size=k, replace=False).tolist()))
-            t0 = time.perf_counter()
-            run([subset])
-            times.append(time.perf_counter() - t0)
-        per_size[k] = float(np.mean(times))
-    last = max(per_size)
-    total = sum(
-        comb(n_features, k) * (per_size[k] if k in per_size else per_size[last] * k / last)
-        for k in sizes
-    )
-    jobs = n_threads(n_jobs)
-    return total / jobs
+    per_size = pilot_seconds_per_size(run, n_features, max_size, pilot_seconds=pilot_seconds)
+    return search_seconds(per_size, n_features, max_size, n_jobs)
 
 
 def _subsets_total(n_features: int, max_size: int) -> int:

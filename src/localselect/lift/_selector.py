@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 import warnings
 from numbers import Integral, Real
 
@@ -17,11 +18,18 @@ from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
 from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
+from localselect.lift._budget import auto_max_size, auto_profile_size
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
+    MAX_SUBSETS,
+    PILOT_SECONDS,
     SearchTooLong,
+    _features_chunk,
+    _joint_profiles_chunk,
     _subsets_total,
+    _windows_chunk,
     count_subsets,
+    profile_search_seconds,
     search_features,
     search_profiles,
     search_profiles_per_subset,
@@ -84,9 +92,15 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
     resolution : {"features", "windows", "profiles"}, default="features"
         What is ranked: feature subsets (Algorithm 1), windows (Algorithm 2)
         or profiles (Algorithm 3).
-    max_features : int, default=None
-        Largest subset (profile length) searched; ``None`` allows all
-        features. Capped at the number of features.
+    max_features : int, "auto" or None, default="auto"
+        Largest subset (profile length) searched. ``"auto"``: the largest
+        size whose search fits ``max_seconds`` (three quarters of what is
+        left of it after discretizing and the pilot) and at most 2,000,000
+        subsets, chosen on a timed pilot (see Notes; the size is in
+        ``max_features_``); a fit refuses only when single features do not
+        fit. ``None`` allows all
+        features. An explicit size (or ``None``) whose search does not fit
+        is refused. Capped at the number of features.
     min_support : float, default=0.0
         Smallest relative frequency, among the rows complete on the subset, of
         a profile (``"profiles"``) or a window (``"windows"``); the paper uses
@@ -134,6 +148,9 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
         ``n_complete`` (rows complete on the subset) and ``target_class``.
     best_features_ : ndarray of int
         Column indices of the best result's features.
+    max_features_ : int
+        The largest subset size searched: ``max_features`` capped at the
+        number of features, or the size ``"auto"`` chose.
     regions_ : list of tuple
         One ``(feature indices, profiles)`` pair per row of ``results_``
         with a lift above 1 (all rows for ``"features"``): the profiles
@@ -193,8 +210,8 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
     **Time guard**: the number of subsets is known before the search (a
     sum of binomial coefficients), and their cost grows with the rows, the
     subset size and the number of observed profiles, which depend on the
-    discretizer. So ``fit`` times two subsets of each size drawn with a fixed
-    seed (a pilot of at most about 0.5 s), extrapolates to every subset
+    discretizer. So ``fit`` times a batch of subsets of each size drawn with a
+    fixed seed (a pilot of at most about 0.5 s), extrapolates to every subset
     (divided by ``n_jobs``) and refuses with a ``ValueError`` past
     ``max_seconds``, naming ``max_features``, ``min_support`` and the
     discretizer. The estimate depends on the machine's speed and load, so a
@@ -205,6 +222,15 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
     n_complete)`` of them qualify per subset; the bound times a per-candidate
     cost measured on a 2-core machine is compared with ``max_seconds``
     (``min_support=0`` on many features is refused at once).
+    ``max_features="auto"`` uses the same budget: the pilot times subsets of
+    each size up to the largest whose count is at most 2,000,000, the
+    estimate of every size is extrapolated as above, and the largest size
+    estimated within three quarters of what is left of ``max_seconds`` (the
+    estimate varies with the load, and the largest size that passes lands
+    next to the limit) is searched, without a second pilot. The pruned
+    profile search takes the largest size whose bound fits. The chosen size depends on the
+    machine's speed and load (a result of a given size never does): pass
+    an integer ``max_features`` for a size that does not vary.
     **Ties** are broken by larger support, then fewer features, then the
     lexicographic order of column indices and value codes.
     **Deviations**: the paper gives no search bounds; ``max_features``, the
@@ -233,7 +259,7 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
 
     _parameter_constraints = {
         "resolution": [StrOptions({"features", "windows", "profiles"})],
-        "max_features": [Interval(Integral, 1, None, closed="left"), None],
+        "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "min_support": [Interval(Real, 0, 1, closed="both")],
         "target_class": "no_validation",
         "top_k": [Interval(Integral, 1, None, closed="left")],
@@ -247,7 +273,7 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
         self,
         resolution="features",
         *,
-        max_features=None,
+        max_features="auto",
         min_support=0.0,
         target_class=None,
         top_k=10,
@@ -346,6 +372,7 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
         self : LiftFeatureSelector
             The fitted selector.
         """
+        start = time.perf_counter()
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite="allow-nan")
         check_magnitudes(self, X)
         self.classes_, y_codes = check_classification_data(type(self).__name__, y)
@@ -362,13 +389,16 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
                 )
             targets = [int(hits[0])]
         n_features = X.shape[1]
-        max_size = n_features if self.max_features is None else min(self.max_features, n_features)
+        auto = isinstance(self.max_features, str)
+        max_size = (
+            n_features if self.max_features is None or auto else min(self.max_features, n_features)
+        )
         names = (
             [str(n) for n in self.feature_names_in_]
             if hasattr(self, "feature_names_in_")
             else [f"x{j}" for j in range(n_features)]
         )
-        if self.resolution in ("features", "windows"):
+        if self.resolution in ("features", "windows") and not auto:
             # The subset count is known from the shape: refuse before discretizing.
             _subsets_total(n_features, max_size)
         enc, joint_columns = self._discrete_codes(X)
@@ -396,6 +426,12 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
                     columns(subset)
                 return tuple(_plain(bins[subset][c]) for c in codes)
 
+        pruned = self.resolution == "profiles" and enc is not None
+        max_seconds = self.max_seconds
+        if auto:
+            max_size = self._auto_size(columns, enc, y_codes, n_classes, targets, X.shape, start)
+            max_seconds = None  # the chosen size fits the budget: no second pilot
+        self.max_features_ = int(max_size)
         self._log(
             "LLDS %s search: %d samples, %d features, subsets up to %d, min_support=%s",
             self.resolution,
@@ -406,12 +442,11 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
         )
         common = {"max_size": max_size, "top_k": self.top_k, "n_jobs": self.n_jobs}
         frequent = None
-        pruned = self.resolution == "profiles" and enc is not None
         total = n_features if pruned else count_subsets(n_features, max_size)
         unit = "first features" if pruned else "subsets"
         log = verbose_log(logger, self.verbose)
         with log.task(total, f"LLDS {self.resolution} search", unit=unit) as task:
-            guarded = {**common, "max_seconds": self.max_seconds, "progress": task}
+            guarded = {**common, "max_seconds": max_seconds, "progress": task}
             by_class = {**guarded, "min_support": self.min_support, "targets": targets}
             try:
                 if self.resolution == "features":
@@ -477,6 +512,58 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
             self.discretizer_ = {k: v for k, v in self.discretizer_.items() if k in keep}
         self.local_support_, self.local_relevance_ = self._matched_support(X)
         return self
+
+    def _auto_size(self, columns, enc, y_codes, n_classes, targets, shape, start):
+        """``max_features="auto"``: the largest subset size whose search fits ``max_seconds``.
+
+        See :mod:`localselect.lift._budget`; refuses when single features do not fit.
+        """
+        left = (
+            None if self.max_seconds is None else self.max_seconds - (time.perf_counter() - start)
+        )
+        if self.resolution == "profiles" and enc is not None:
+            codes = enc.codes
+            cards = [int(codes[:, j].max(initial=-1)) + 1 for j in range(codes.shape[1])]
+            n_all = int(((codes >= 0).all(axis=1) & (y_codes >= 0)).sum())
+            threshold = self.min_support * n_all - 1e-9
+
+            def bound(k):
+                return profile_search_seconds(cards, len(y_codes), threshold, k)
+
+            size, estimate = auto_profile_size(bound, shape[1], left)
+        else:
+            args = (columns, y_codes, n_classes)
+            if self.resolution == "windows":
+                chunk, args = _windows_chunk, (*args, self.min_support, self.top_k, targets)
+            elif self.resolution == "profiles":
+                chunk = _joint_profiles_chunk
+                args = (*args, self.min_support, targets, self.top_k)
+            else:
+                chunk = _features_chunk
+
+            def run(subsets):
+                return chunk(subsets, *args)
+
+            size, estimate = auto_max_size(
+                run,
+                shape[1],
+                budget=left,
+                limit=MAX_SUBSETS,
+                n_jobs=self.n_jobs,
+                pilot_seconds=PILOT_SECONDS,
+            )
+        if size == 0:
+            raise ValueError(
+                f"LiftFeatureSelector: max_features='auto' finds no subset size whose "
+                f"{self.resolution!r} search fits max_seconds={self.max_seconds}: the "
+                f"{shape[1]:,} single features alone ({shape[0]:,} rows) are estimated at "
+                f"{estimate:,.1f} s. Raise max_seconds (None: no limit), raise min_support "
+                f"(now {self.min_support:g}) or use a discretizer with fewer bins."
+            )
+        self._log(
+            "max_features='auto': subsets of up to %d features (estimated %.1f s)", size, estimate
+        )
+        return size
 
     def _too_long_message(self, exc, shape, max_size):
         """The refusal of a search estimated past ``max_seconds``: what to change."""
