@@ -50,10 +50,12 @@ from localselect.bench.suite_gp import (
     _relieff_knn,
 )
 from localselect.datasets import make_subspace_classification
-from localselect.gp._subspace import THRESHOLD_OVER
 
 #: How the records name the two readings of Algorithm 2's threshold.
 READING = {"all": "all but the first (as printed)", "remaining": "the remaining features"}
+
+#: The values of ``threshold_over``, the library's default ("all") first.
+THRESHOLD_OVER = tuple(READING)
 
 #: Generator draws of Algorithm 3's data averaged by gp-synthetic (quick: 2). One
 #: draw is as arbitrary as one fold: over 5 draws our accuracy at a fixed gamma
