@@ -23,6 +23,7 @@ SECTIONS = [
     "localselect.gp",
     "localselect.lift",
     "localselect.filters",
+    "localselect.evidence",
     "localselect.datasets",
     "localselect.plotting",
     "localselect.utils",

@@ -26,6 +26,9 @@ LAYERS = {
     "_magnitudes": 0,
     "_portable": 0,
     "_runtime": 0,
+    # p-values, FDR and stability: above the shared infrastructure, below base (whose
+    # ScoreSelectorMixin gets n_features_to_select="auto" from evidence.EvidenceMixin)
+    "evidence": 0.5,
     "_renames": 1,
     "base": 1,
     "datasets": 2,

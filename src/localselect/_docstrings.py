@@ -94,8 +94,14 @@ estimator : estimator instance
     A local selector (subclass of ``LocalSelectorMixin``).""",
     "n_features_to_select": """\
 Features kept by ``transform``: that many of the highest weights (an
-int), that fraction of the features (a float in (0, 1]), or (None)
-every feature with a positive weight. Ties go to the lower index.""",
+int), that fraction of the features (a float in (0, 1]), (None)
+every feature with a positive weight, or (``"auto"``) the features whose
+Benjamini-Hochberg q-value against the family's null is at most ``fdr``
+(sets ``pvalues_``, ``qvalues_``, ``null_``; see :mod:`localselect.evidence`).
+Ties go to the lower index.""",
+    "fdr": """\
+Target false discovery rate of ``n_features_to_select="auto"``; unused
+otherwise.""",
     "missing_values_notes": """\
 Missing values (NaN) are allowed: a difference with an unknown value is
 its expected value over the known values of the sample's class

@@ -75,6 +75,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
+from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, EvidenceMixin
 
 __all__ = [
     "N_FEATURES_CONSTRAINT",
@@ -453,20 +454,27 @@ class GlobalRelevanceMixin:
         return self.get_local_support(X).astype(np.float64)
 
 
-class ScoreSelectorMixin(GlobalRelevanceMixin, SelectorMixin):
+class ScoreSelectorMixin(EvidenceMixin, GlobalRelevanceMixin, SelectorMixin):
     """Global selector keeping the features of highest ``feature_importances_``.
 
     Every row gets the one subset (:class:`GlobalRelevanceMixin`).
-    ``n_features_to_select`` follows :func:`top_k_support`. Subclasses extend
+    ``n_features_to_select`` follows :func:`top_k_support`, or with ``"auto"``
+    keeps the features whose q-value is at most ``fdr``
+    (:class:`~localselect.evidence.EvidenceMixin`). Subclasses extend
     ``_parameter_constraints`` (``{**ScoreSelectorMixin._parameter_constraints,
     ...}``, as scikit-learn's ``_BaseFilter`` subclasses do) and set
     ``feature_importances_`` in ``fit``.
     """
 
-    _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_CONSTRAINT}
+    _parameter_constraints: dict = {
+        "n_features_to_select": [*N_FEATURES_CONSTRAINT, AUTO],
+        "fdr": FDR_CONSTRAINT,
+    }
 
     def _get_support_mask(self):
         check_is_fitted(self)
+        if self.n_features_to_select == "auto":
+            return self._auto_support()
         return top_k_support(self.feature_importances_, self.n_features_to_select)
 
     def __sklearn_tags__(self):
@@ -571,6 +579,8 @@ class LabelledFitMixin:
     subclass's ``_fit(X, codes, log)`` with the integer class codes and the
     :class:`~localselect._runtime.Reporter` of this fit (``log``, from
     ``verbose``, to the subclass's module logger). ``_fit`` returns ``self``.
+    Then a subclass's ``_fit_evidence(X, codes)``, if any, runs (the null of
+    ``"auto"``, see :class:`~localselect.evidence.EvidenceMixin`).
     """
 
     _min_class_size = 1
@@ -608,4 +618,8 @@ class LabelledFitMixin:
             min_class_size=self._min_class_size,
             why=self._class_size_reason,
         )
-        return self._fit(X, codes, Reporter.for_estimator(self))
+        self._fit(X, codes, Reporter.for_estimator(self))
+        evidence = getattr(self, "_fit_evidence", None)
+        if evidence is not None:
+            evidence(X, codes)
+        return self

@@ -54,6 +54,7 @@ _LIBRARY_TYPES = (
 _INTERNAL_TYPES = (
     "localselect.cli._columns.AsBinary",
     "localselect.cli._table._AsText",
+    "localselect.evidence._null.NullResult",
     "localselect.gp._multigp.SharedKernelGP",
     "localselect.lift._selector._TertileBins",
     "localselect.margin._pairs.AllPairs",

@@ -122,7 +122,11 @@ def _figures(
                 ),
             )
         )
-    return figures + _lift_figure(estimator, data, labels)
+    from localselect.cli._evidence import evidence_figures
+
+    return (
+        figures + evidence_figures(estimator, importances) + _lift_figure(estimator, data, labels)
+    )
 
 
 def _fmt(value: Any) -> str:

@@ -44,6 +44,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from localselect.cli._errors import CLIError, note, warn
+from localselect.cli._evidence import (
+    add_evidence_arguments,
+    add_evidence_columns,
+    evidence_params,
+    evidence_summary,
+    n_features_arg,
+    run_stability,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -174,7 +182,13 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         help="estimator parameters, e.g. max_features=10 sigma=0.5 (values parsed as Python "
         "literals or JSON); discretizer=mahalanobis:3, kbins:5 or auto for LLDS",
     )
-    p.add_argument("--n-features", type=int, default=None, help="sets n_features_to_select")
+    p.add_argument(
+        "--n-features",
+        type=n_features_arg,
+        default=None,
+        help="sets n_features_to_select: a count, or auto (the features significant at --fdr)",
+    )
+    add_evidence_arguments(p)
     p.add_argument(
         "--random-state",
         type=int,
@@ -324,6 +338,7 @@ def _make_estimator(cls: type, args: argparse.Namespace) -> Any:
             if key not in valid:
                 raise CLIError(f"{flag} does not apply: {cls.__name__} has no {key} parameter")
             params[key] = value
+    params.update(evidence_params(cls, valid, args))
     unknown = sorted(set(params) - set(valid))
     if unknown:
         raise CLIError(
@@ -514,7 +529,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     fitted = pipeline.named_steps["estimator"]
     X_model = pipeline[:-1].transform(X) if len(steps) > 1 else X
     names = [str(n) for n in getattr(X_model, "columns", [f"x{j}" for j in range(X.shape[1])])]
-    if args.n_features is not None and args.n_features > len(names):
+    if isinstance(args.n_features, int) and args.n_features > len(names):
         line = (
             f"--n-features {args.n_features} is more than the {len(names)} features; "
             f"all {len(names)} are kept"
@@ -527,7 +542,12 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     with status(console, f"computing the per-row subsets of {len(X)} rows ..."):
         masks = _masks(fitted, X_model, len(X))
         relevance = _relevance(fitted, X_model, masks)
+    stability = None
+    if getattr(args, "stability", None):
+        with status(console, f"stability selection: {args.stability} subsample fits ..."):
+            stability = run_stability(fitted, X_model, y_values, args.stability, args)
     per_level = _importances(fitted, names, masks, relevance)
+    add_evidence_columns(per_level, fitted, names, stability)
     view = by_column(pipeline, names, per_level, masks, relevance, list(X.columns))
     importances, col_masks, columns = view.importances, view.masks, view.names
     written = write_tables(out, view, masks, X.index, per_level=args.per_level)
@@ -553,6 +573,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         "n_model_features": len(names),
         **{k: _jsonable(v) for k, v in chosen.items()},
         "importance_source": importances.attrs["importance_source"],
+        **evidence_summary(fitted, stability),
         "features": json_records(importances),
     }
     text = json.dumps(summary, indent=2, allow_nan=False)

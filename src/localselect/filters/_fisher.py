@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_X_y
 from localselect._docstrings import fill_doc
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 
-__all__ = ["FisherScore", "fisher_score"]
+__all__ = ["FisherScore", "fisher_score", "fisher_score_permuted"]
 
 
 def fisher_score(X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
@@ -51,23 +51,57 @@ def fisher_score(X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     X_arr, y_arr = check_X_y(X, y, dtype=np.float64)
     check_classification_targets(y_arr)
     X = X_arr
-    classes, y_idx = np.unique(y_arr, return_inverse=True)
-    counts = np.bincount(y_idx).astype(np.float64)
-    onehot = np.zeros((len(classes), X.shape[0]))
-    onehot[y_idx, np.arange(X.shape[0])] = 1.0
-    class_means = onehot @ X / counts[:, None]
+    _, y_idx = np.unique(y_arr, return_inverse=True)
+    return fisher_score_permuted(X, y_idx[None, :])[0]
+
+
+def fisher_score_permuted(X: NDArray[np.float64], codes: NDArray[np.intp]) -> NDArray[np.float64]:
+    """Fisher scores of ``X`` for every labelling in ``codes``, vectorised.
+
+    The null of ``FisherScore(n_features_to_select="auto")``: one matrix
+    product per block of labellings instead of one fit per permutation.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated float64 data.
+    codes : ndarray of shape (n_labellings, n_samples)
+        Class codes ``0 .. C-1``, one labelling per row.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_labellings, n_features)
+        Row ``b`` equals ``fisher_score(X, codes[b])``.
+    """
+    n, p = X.shape
+    n_classes = int(codes.max()) + 1
     overall = X.mean(axis=0)
-    between = counts @ (class_means - overall) ** 2
-    within = counts @ (onehot @ X**2 / counts[:, None] - class_means**2)
-    within = np.maximum(within, 0.0)  # rounding can leave -1e-17 on constant features
+    X2 = X**2
     # Relative tolerance: a within-class spread this small next to the data's scale
     # is rounding noise, so the feature is treated as constant within classes.
-    scale = np.maximum(np.abs(X).max(axis=0), 1.0) ** 2 * X.shape[0]
-    tiny = within <= 1e-14 * scale
-    scores = np.empty_like(between)
-    scores[~tiny] = between[~tiny] / within[~tiny]
-    scores[tiny] = np.where(between[tiny] > 1e-14 * scale[tiny], np.inf, 0.0)
-    return scores
+    scale = np.maximum(np.abs(X).max(axis=0), 1.0) ** 2 * n
+    out = np.empty((codes.shape[0], p))
+    block = max(1, 2_000_000 // max(1, n * n_classes))  # bounded memory for the one-hot rows
+    for start in range(0, codes.shape[0], block):
+        part = codes[start : start + block]
+        b = part.shape[0]
+        cube = np.zeros((b, n_classes, n))
+        cube[np.arange(b)[:, None], part, np.arange(n)[None, :]] = 1.0
+        onehot = cube.reshape(b * n_classes, n)
+        counts = onehot.sum(axis=1).reshape(b, n_classes)
+        safe = np.maximum(counts, 1.0)[:, :, None]
+        means = (onehot @ X).reshape(b, n_classes, p) / safe
+        between = np.einsum("bc,bcp->bp", counts, (means - overall) ** 2)
+        second = (onehot @ X2).reshape(b, n_classes, p) / safe
+        within = np.einsum("bc,bcp->bp", counts, second - means**2)
+        within = np.maximum(within, 0.0)  # rounding can leave -1e-17 on constant features
+        tiny = within <= 1e-14 * scale
+        scores = np.divide(between, within, out=np.zeros_like(between), where=~tiny)
+        scores[tiny] = np.where(
+            between[tiny] > 1e-14 * np.broadcast_to(scale, tiny.shape)[tiny], np.inf, 0.0
+        )
+        out[start : start + b] = scores
+    return out
 
 
 @fill_doc
@@ -84,6 +118,9 @@ class FisherScore(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
         Number of features to keep (an int), or a fraction of the features
         (a float in (0, 1]), or (None) every feature with a positive score.
         Capped at the number of features.
+
+    fdr : float, default=0.1
+        %(fdr)s
 
     Attributes
     ----------
@@ -114,10 +151,20 @@ class FisherScore(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
 
     _parameter_constraints = {**ScoreSelectorMixin._parameter_constraints}
 
-    def __init__(self, n_features_to_select=10):
+    def __init__(self, n_features_to_select=10, *, fdr=0.1):
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
+
+    _evidence_null = "permutation"
 
     def _fit(self, X, codes, log):
         self.feature_importances_ = fisher_score(X, codes)
-        self.n_features_to_select_ = int(self._get_support_mask().sum())
         return self
+
+    def _fit_evidence(self, X, codes):
+        super()._fit_evidence(X, codes)
+        self.n_features_to_select_ = int(self._get_support_mask().sum())
+
+    def _permuted_scores(self, X, codes):
+        """Fisher scores of every row of ``codes`` (permuted labels), shape (B, n_features)."""
+        return fisher_score_permuted(X, codes)

@@ -36,8 +36,10 @@ from localselect.base import (
     LabelledFitMixin,
     resolve_n_features,
 )
+from localselect.evidence import NullResult, bh_qvalues, empirical_pvalues
+from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, NULL_SEED
 
-__all__ = ["MRMR", "discretize_three_states", "mrmr_order"]
+__all__ = ["MRMR", "discretize_three_states", "mrmr_order", "relevance_permuted"]
 
 
 def discretize_three_states(X: ArrayLike, scale: float = 1.0) -> NDArray[np.int64]:
@@ -57,6 +59,42 @@ def _mi_from_joint(joint: NDArray[np.float64]) -> NDArray[np.float64]:
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * np.log(p / (pa * pb)), 0.0)
     return np.maximum(terms.sum(axis=(-2, -1)), 0.0)
+
+
+def relevance_permuted(states: NDArray[np.int64], codes: NDArray[np.intp]) -> NDArray[np.float64]:
+    """Relevance ``I(x_j; y)`` of every feature for every labelling in ``codes``.
+
+    The score and the label-permutation null of ``MRMR(n_features_to_select="auto")``,
+    vectorised: one contingency product per block of labellings.
+
+    Parameters
+    ----------
+    states : ndarray of shape (n_samples, n_features)
+        Discrete features coded 0..S-1.
+    codes : ndarray of shape (n_labellings, n_samples)
+        Class codes ``0 .. C-1``, one labelling per row.
+
+    Returns
+    -------
+    relevance : ndarray of shape (n_labellings, n_features)
+    """
+    n, m = states.shape
+    n_states = int(states.max()) + 1
+    n_classes = int(codes.max()) + 1
+    onehot = np.zeros((n, m, n_states))
+    onehot[np.arange(n)[:, None], np.arange(m)[None, :], states] = 1.0
+    flat = onehot.reshape(n, m * n_states)
+    out = np.empty((codes.shape[0], m))
+    block = max(1, 2_000_000 // max(1, n * n_classes))
+    for start in range(0, codes.shape[0], block):
+        part = codes[start : start + block]
+        y_onehot = np.zeros((part.shape[0], n, n_classes))
+        y_onehot[np.arange(part.shape[0])[:, None], np.arange(n)[None, :], part] = 1.0
+        joint = np.einsum("nk,bnc->bkc", flat, y_onehot)
+        out[start : start + part.shape[0]] = _mi_from_joint(
+            joint.reshape(part.shape[0], m, n_states, n_classes)
+        )
+    return out
 
 
 def mrmr_order(
@@ -111,9 +149,15 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
 
     Parameters
     ----------
-    n_features_to_select : int or float, default=10
+    n_features_to_select : int, float or "auto", default=10
         Number of features to keep (an int, capped at the number of
-        features), or a fraction of the features (a float in (0, 1]).
+        features), a fraction of the features (a float in (0, 1]), or
+        ``"auto"``: the features whose relevance ``I(x_j; y)`` is significant
+        at false discovery rate ``fdr`` (Benjamini-Hochberg q-values against
+        1000 label permutations, exact for this univariate score), in mRMR
+        order.
+    fdr : float, default=0.1
+        Target false discovery rate of ``"auto"``; unused otherwise.
     scale : float, default=1.0
         Discretisation thresholds at ``mean -+ scale * std`` per feature.
 
@@ -121,6 +165,11 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
     ----------
     ranking_ : ndarray of shape (n_selected,)
         Selected feature indices in the order mRMR added them.
+    pvalues_, qvalues_ : ndarray of shape (n_features_in_,)
+        Only with ``"auto"``: permutation p-values of each feature's
+        relevance and their Benjamini-Hochberg q-values.
+    null_ : NullResult
+        Only with ``"auto"``: the relevances and their permuted draws.
     %(fitted_classes_attributes)s
 
     References
@@ -142,17 +191,33 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
 
     _parameter_constraints = {
         # a count or a fraction: mRMR has no score that None could threshold
-        "n_features_to_select": N_FEATURES_CONSTRAINT[:2],
+        "n_features_to_select": [*N_FEATURES_CONSTRAINT[:2], AUTO],
+        "fdr": FDR_CONSTRAINT,
         "scale": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, n_features_to_select=10, *, scale=1.0):
+    def __init__(self, n_features_to_select=10, *, fdr=0.1, scale=1.0):
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.scale = scale
 
     def _fit(self, X, codes, log):
-        k = resolve_n_features(self.n_features_to_select, X.shape[1])
-        self.ranking_ = mrmr_order(discretize_three_states(X, self.scale), codes, k)
+        for name in ("pvalues_", "qvalues_", "null_"):
+            self.__dict__.pop(name, None)
+        states = discretize_three_states(X, self.scale)
+        if self.n_features_to_select != "auto":
+            k = resolve_n_features(self.n_features_to_select, X.shape[1])
+            self.ranking_ = mrmr_order(states, codes, k)
+            return self
+        rng = np.random.default_rng(NULL_SEED)
+        perms = np.stack([rng.permutation(codes) for _ in range(1000)])
+        scores = relevance_permuted(states, codes[None, :])[0]
+        self.null_ = NullResult(scores, relevance_permuted(states, perms), "permutation")
+        self.pvalues_ = empirical_pvalues(self.null_)
+        self.qvalues_ = bh_qvalues(self.pvalues_)
+        keep = np.flatnonzero(self.qvalues_ <= self.fdr)
+        order = mrmr_order(states[:, keep], codes, keep.size) if keep.size else keep
+        self.ranking_ = keep[order].astype(np.int64)
         return self
 
     def _get_support_mask(self):

@@ -78,6 +78,8 @@ class BoostedImmigrate(
         Features kept by ``transform``: that many of the largest entries of
         ``feature_importances_`` (an int), that fraction of the features (a
         float in (0, 1]), or (``None``) every feature with a positive one.
+    fdr : float, default=0.1
+        %(fdr)s
     random_state : int, RandomState instance or None, default=None
         Seeds the random initial matrices (``init="random"``); one seed per
         round is drawn up front.
@@ -197,6 +199,7 @@ class BoostedImmigrate(
         prescreen="high-dim",
         n_candidates="auto",
         n_features_to_select=None,
+        fdr=0.1,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -210,6 +213,7 @@ class BoostedImmigrate(
         self.prescreen = prescreen
         self.n_candidates = n_candidates
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose

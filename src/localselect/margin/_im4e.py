@@ -34,6 +34,8 @@ class IM4E(_SoftmaxMarginSelector):
         value.
     n_features_to_select : int, float or None, default=None
         %(n_features_to_select)s
+    fdr : float, default=0.1
+        %(fdr)s
     %(n_candidates_vector)s
     n_jobs : int, default=None
         Threads over row blocks of the pairwise work; results do not depend on
@@ -108,6 +110,7 @@ class IM4E(_SoftmaxMarginSelector):
         max_iter=10,
         tol=1e-4,
         n_features_to_select=None,
+        fdr=0.1,
         n_candidates="auto",
         n_jobs=None,
         verbose=0,
@@ -118,6 +121,7 @@ class IM4E(_SoftmaxMarginSelector):
         self.max_iter = max_iter
         self.tol = tol
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.n_candidates = n_candidates
         self.n_jobs = n_jobs
         self.verbose = verbose

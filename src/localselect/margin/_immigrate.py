@@ -106,6 +106,8 @@ class Immigrate(
         or (``None``) every feature with a positive score, the score of a
         feature being the total weight of its row of ``W`` (all features
         unless pruned or pre-screened).
+    fdr : float, default=0.1
+        %(fdr)s
     random_state : int, RandomState instance or None, default=None
         Seed of the random initial ``W`` (``init="random"``).
     n_jobs : int, default=None
@@ -278,6 +280,7 @@ class Immigrate(
         prescreen="high-dim",
         n_candidates="auto",
         n_features_to_select=None,
+        fdr=0.1,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -293,6 +296,7 @@ class Immigrate(
         self.prescreen = prescreen
         self.n_candidates = n_candidates
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose

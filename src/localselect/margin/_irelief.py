@@ -32,6 +32,8 @@ class IRelief(_SoftmaxMarginSelector):
         Stop when ``||w_new - w||_2 < tol`` (Sun's theta).
     n_features_to_select : int, float or None, default=10
         %(n_features_to_select)s
+    fdr : float, default=0.1
+        %(fdr)s
     %(n_candidates_vector)s
     n_jobs : int, default=None
         Threads over row blocks; results do not depend on it.
@@ -97,6 +99,7 @@ class IRelief(_SoftmaxMarginSelector):
         max_iter=20,
         tol=1e-3,
         n_features_to_select=10,
+        fdr=0.1,
         n_candidates="auto",
         n_jobs=None,
         verbose=0,
@@ -107,6 +110,7 @@ class IRelief(_SoftmaxMarginSelector):
         self.max_iter = max_iter
         self.tol = tol
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.n_candidates = n_candidates
         self.n_jobs = n_jobs
         self.verbose = verbose

@@ -30,6 +30,8 @@ class Relief(_FeatureWeightSelector):
     ----------
     n_features_to_select : int, float or None, default=10
         %(n_features_to_select)s
+    fdr : float, default=0.1
+        %(fdr)s
     max_samples : int, float or None, default=None
         Number ``M`` of reference samples: ``None`` uses every training sample
         (deterministic, as scikit-rebate does), an int that many samples drawn
@@ -86,8 +88,11 @@ class Relief(_FeatureWeightSelector):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=10, *, max_samples=None, random_state=None, verbose=0):
+    def __init__(
+        self, n_features_to_select=10, *, fdr=0.1, max_samples=None, random_state=None, verbose=0
+    ):
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.max_samples = max_samples
         self.random_state = random_state
         self.verbose = verbose
@@ -120,6 +125,8 @@ class ReliefF(_FeatureWeightSelector):
         Capped per class at the available samples.
     n_features_to_select : int, float or None, default=10
         %(n_features_to_select)s
+    fdr : float, default=0.1
+        %(fdr)s
     n_jobs : int, default=None
         Threads: the compiled kernel's tiles and feature blocks (data without
         NaN), else row blocks of the distance matrix. None means 1 unless in a
@@ -196,9 +203,12 @@ class ReliefF(_FeatureWeightSelector):
     }
     _min_class_size = 1  # a one-sample class adds no hit term
 
-    def __init__(self, n_neighbors=10, *, n_features_to_select=10, n_jobs=None, verbose=0):
+    def __init__(
+        self, n_neighbors=10, *, n_features_to_select=10, fdr=0.1, n_jobs=None, verbose=0
+    ):
         self.n_neighbors = n_neighbors
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.n_jobs = n_jobs
         self.verbose = verbose
 

@@ -27,6 +27,8 @@ class Simba(_FeatureWeightSelector):
     ----------
     n_features_to_select : int, float or None, default=10
         %(n_features_to_select)s
+    fdr : float, default=0.1
+        %(fdr)s
     max_iter : int, default=20
         Maximum number of passes (gradient steps over all samples).
     tol : float, default=1e-3
@@ -86,9 +88,10 @@ class Simba(_FeatureWeightSelector):
     }
 
     def __init__(
-        self, n_features_to_select=10, *, max_iter=20, tol=1e-3, verbose=0, callback=None
+        self, n_features_to_select=10, *, fdr=0.1, max_iter=20, tol=1e-3, verbose=0, callback=None
     ):
         self.n_features_to_select = n_features_to_select
+        self.fdr = fdr
         self.max_iter = max_iter
         self.tol = tol
         self.verbose = verbose
