@@ -162,3 +162,16 @@ def test_front_ends_use_only_public_api(unit):
         and any(part.startswith("_") for part in target.split(".")[1:])
     )
     assert not private, f"{unit} imports private modules of other packages: {private}"
+
+
+#: Longest module kept in src/ (STYLE.md: small modules with names that say what they hold).
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_over_the_line_limit():
+    lengths = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in ROOT.rglob("*.py")
+    }
+    long = {name: n for name, n in lengths.items() if n > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them by concern): {long}"

@@ -29,6 +29,13 @@ X : array-like of shape (n_samples, n_features)
     Query samples."""
 
 DOCS: dict[str, str] = {
+    "null_data": """\
+estimator : selector
+    Unfitted (it is cloned); a score as in :func:`selector_scores`.
+X : ndarray of shape (n_samples, n_features)
+    Training data.
+y : array-like of shape (n_samples,)
+    Labels.""",
     "n_neighbors_deprecated": """\
 n_neighbors : int, "auto" or None, default="deprecated"
     Old name of ``n_candidates``.

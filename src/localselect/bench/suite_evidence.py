@@ -32,29 +32,24 @@ TOP_K = 10
 FULL_DRAWS_CAP = {"BoostedImmigrate": 20}
 
 
-def _global_selectors() -> dict[str, Any]:
-    from localselect.filters import MRMR, FisherScore
-    from localselect.margin import (
-        IM4E,
-        BoostedImmigrate,
-        Immigrate,
-        IRelief,
-        Relief,
-        ReliefF,
-        Simba,
-    )
+#: The global selectors measured, in the order of the report (each with its defaults).
+GLOBAL_SELECTORS = (
+    "FisherScore",
+    "MRMR",
+    "Relief",
+    "ReliefF",
+    "IRelief",
+    "Simba",
+    "IM4E",
+    "Immigrate",
+    "BoostedImmigrate",
+)
 
-    return {
-        "FisherScore": FisherScore(),
-        "MRMR": MRMR(),
-        "Relief": Relief(),
-        "ReliefF": ReliefF(),
-        "IRelief": IRelief(),
-        "Simba": Simba(),
-        "IM4E": IM4E(),
-        "Immigrate": Immigrate(),
-        "BoostedImmigrate": BoostedImmigrate(),
-    }
+
+def _global_selectors() -> dict[str, Any]:
+    import localselect
+
+    return {name: getattr(localselect, name)() for name in GLOBAL_SELECTORS}
 
 
 def _truth(relevant) -> np.ndarray:

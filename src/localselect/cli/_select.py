@@ -43,6 +43,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from localselect.cli._answers import feature_table, row_masks, row_relevance
 from localselect.cli._errors import CLIError, note, warn
 from localselect.cli._evidence import (
     add_evidence_arguments,
@@ -54,8 +55,6 @@ from localselect.cli._evidence import (
 )
 
 if TYPE_CHECKING:
-    import numpy as np
-    import pandas as pd
     from rich.console import Console
 
 # numpy, pandas and the table and report helpers are imported where they are used,
@@ -351,84 +350,6 @@ def _make_estimator(cls: type, args: argparse.Namespace) -> Any:
 # -- what a fitted estimator tells ------------------------------------------------------------
 
 
-def _masks(estimator: Any, X: Any, n_rows: int) -> np.ndarray | None:
-    """Per-row subsets by the rule of :mod:`localselect.base` (a global subset on every row).
-
-    Every output of ``select`` (``selected_features.csv``, ``importances.*``, the
-    summary line and the report's figures) is computed from this one array.
-    """
-    import numpy as np
-
-    from localselect.base import is_selector, local_support
-
-    if not is_selector(estimator):
-        return None
-    masks = np.asarray(local_support(estimator, X), dtype=bool)
-    if masks.shape[0] != n_rows:
-        raise CLIError(f"the selector returned {masks.shape[0]} subsets for {n_rows} rows")
-    return masks
-
-
-def _relevance(estimator: Any, X: Any, masks: np.ndarray | None) -> np.ndarray | None:
-    """Per-row relevance in [0, 1] (``local_relevance``), beside :func:`_masks`."""
-    import numpy as np
-
-    from localselect.base import local_relevance
-
-    if masks is None:
-        return None
-    return np.asarray(local_relevance(estimator, X), dtype=float)
-
-
-def _importances(
-    estimator: Any,
-    names: list[str],
-    masks: np.ndarray | None,
-    relevance: np.ndarray | None = None,
-) -> pd.DataFrame:
-    """Per feature: importance, selection frequency, mean relevance, selected.
-
-    ``selection_frequency`` is the fraction of rows whose subset holds the
-    feature and ``selected`` whether any row's does (``get_support()``), both
-    from ``masks``. ``importance`` is that frequency for a local selector and
-    ``feature_importances_`` for a global one; a global selector that only
-    ranks (``ranking_``, as MRMR) scores the k-th of its n ranked features
-    ``(n - k + 1) / n``, the rest 0; else the frequency.
-    """
-    import numpy as np
-    import pandas as pd
-
-    from localselect.base import relevance_scope
-
-    n = len(names)
-    frequency = masks.mean(axis=0) if masks is not None else np.full(n, np.nan)
-    scope = relevance_scope(estimator)
-    importance = getattr(estimator, "feature_importances_", None)
-    source = "feature_importances_"
-    ranking = getattr(estimator, "ranking_", None)
-    if scope != "local" and importance is None and ranking is not None:
-        ranking = np.asarray(ranking, dtype=int)
-        importance = np.zeros(n)
-        importance[ranking] = (len(ranking) - np.arange(len(ranking))) / len(ranking)
-        source = "selection order (ranking_: first = 1)"
-    elif scope == "local" or importance is None:
-        importance, source = frequency, "selection frequency across rows"
-    selected = masks.any(axis=0) if masks is not None else np.zeros(n, dtype=bool)
-    mean_relevance = relevance.mean(axis=0) if relevance is not None else np.full(n, np.nan)
-    table = pd.DataFrame(
-        {
-            "feature": names,
-            "importance": np.asarray(importance, dtype=float),
-            "selection_frequency": frequency,
-            "mean_relevance": mean_relevance,
-            "selected": selected,
-        }
-    )
-    table.attrs["importance_source"] = source
-    table.attrs["relevance_scope"] = scope
-    return table.sort_values("importance", ascending=False, kind="stable")
-
-
 # -- select -----------------------------------------------------------------------------------
 
 
@@ -540,13 +461,13 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with status(console, f"computing the per-row subsets of {len(X)} rows ..."):
-        masks = _masks(fitted, X_model, len(X))
-        relevance = _relevance(fitted, X_model, masks)
+        masks = row_masks(fitted, X_model, len(X))
+        relevance = row_relevance(fitted, X_model, masks)
     stability = None
     if getattr(args, "stability", None):
         with status(console, f"stability selection: {args.stability} subsample fits ..."):
             stability = run_stability(fitted, X_model, y_values, args.stability, args)
-    per_level = _importances(fitted, names, masks, relevance)
+    per_level = feature_table(fitted, names, masks, relevance)
     add_evidence_columns(per_level, fitted, names, stability)
     view = by_column(pipeline, names, per_level, masks, relevance, list(X.columns))
     importances, col_masks, columns = view.importances, view.masks, view.names
@@ -690,7 +611,7 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
             proba = fitted.predict_proba(X_model)
             for k, label in enumerate(fitted.classes_):
                 out[f"proba_{label}"] = proba[:, k]
-    masks = _masks(fitted, X_model, len(X))
+    masks = row_masks(fitted, X_model, len(X))
     if masks is not None:
         from localselect.cli._columns import column_masks, feature_columns, selected_frame
 

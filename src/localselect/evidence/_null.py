@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
+from localselect._docstrings import fill_doc
 from localselect._runtime import map_tasks
 
 __all__ = [
@@ -97,6 +98,7 @@ def _fit_scores(estimator, X, y) -> NDArray[np.float64]:
     return selector_scores(_plain(estimator).fit(X, y))
 
 
+@fill_doc
 def permutation_null(
     estimator, X, y, *, n_permutations=1000, random_state=None, n_jobs=None, scores=None
 ) -> NullResult:
@@ -104,12 +106,7 @@ def permutation_null(
 
     Parameters
     ----------
-    estimator : selector
-        Unfitted (it is cloned); a score as in :func:`selector_scores`.
-    X : ndarray of shape (n_samples, n_features)
-        Training data.
-    y : array-like of shape (n_samples,)
-        Labels.
+    %(null_data)s
     n_permutations : int, default=1000
         Number of label permutations ``B``.
     random_state : int, RandomState instance or None, default=None
@@ -161,17 +158,13 @@ def default_rounds(n_features: int) -> int:
     return int(min(50, max(5, -(-100 // max(1, n_features)))))
 
 
+@fill_doc
 def shadow_null(estimator, X, y, *, n_rounds=None, random_state=None) -> NullResult:
     """Score the real features beside as many shadow features, over ``n_rounds`` fits.
 
     Parameters
     ----------
-    estimator : selector
-        Unfitted (it is cloned); a score as in :func:`selector_scores`.
-    X : ndarray of shape (n_samples, n_features)
-        Training data.
-    y : array-like of shape (n_samples,)
-        Labels.
+    %(null_data)s
     n_rounds : int or None, default=None
         Number of fits ``R``, each on ``[X, S_r]`` with ``n_features`` fresh
         shadow columns (Boruta's design: the data's dimension only doubles);
