@@ -114,6 +114,20 @@ Missing values (NaN) are allowed: a difference with an unknown value is
 its expected value over the known values of the sample's class
 (Kononenko's rule for unknown values; queries at prediction time use all
 training values), see :mod:`localselect.margin._missing`.""",
+    "scores_data": """\
+Parameters
+----------
+X : ndarray of shape (n_samples, n_features)
+    Training data (continuous features on a common scale).
+y : ndarray of shape (n_samples,)
+    Class codes; every class has at least two samples.
+discrete : ndarray of shape (n_features,) of bool, default=None
+    Features compared by the 0/1 distance of eq. (3).""",
+    "scores_resources": """\
+n_jobs : int, default=None
+    Parallel jobs over blocks of features.
+working_memory : float, default=None
+    MiB for one block of the kernel matrix of a feature's distinct values.""",
 }
 DOCS["plot_ax_title_returns"] = """\
 ax : matplotlib Axes, default=None

@@ -10,9 +10,8 @@ from hypothesis import strategies as st
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
     count_subsets,
-    search_features,
     search_profiles,
-    search_windows,
+    search_subsets,
 )
 
 from . import _reference as ref
@@ -67,7 +66,8 @@ def test_window_search_matches_reference(table, min_support):
     enc = encode_discrete(to_array(X))
     m = len(X[0])
     expected = ref.all_windows(X, y, max_size=m, min_support=min_support)
-    res = search_windows(
+    res = search_subsets(
+        "windows",
         _columns(enc),
         np.asarray(y),
         3,
@@ -96,7 +96,7 @@ def test_feature_search_matches_reference(table):
     enc = encode_discrete(to_array(X))
     m = len(X[0])
     expected = ref.all_subsets(X, y, max_size=m)
-    res = search_features(_columns(enc), np.asarray(y), 3, m, max_size=m, top_k=1000)
+    res = search_subsets("features", _columns(enc), np.asarray(y), 3, m, max_size=m, top_k=1000)
     assert {r["features"] for r in res.records} == set(expected)
     for r in res.records:
         assert r["score"] == pytest.approx(expected[r["features"]], abs=1e-12)
@@ -126,7 +126,9 @@ def test_subset_limit_is_a_clear_error():
     assert count_subsets(40, 40) == 2**40 - 1
     enc = encode_discrete(np.zeros((4, 40)))
     with pytest.raises(ValueError, match="set max_features"):
-        search_features(_columns(enc), np.array([0, 1, 0, 1]), 2, 40, max_size=40, top_k=1)
+        search_subsets(
+            "features", _columns(enc), np.array([0, 1, 0, 1]), 2, 40, max_size=40, top_k=1
+        )
 
 
 def test_many_profiles_use_nested_windows_and_keep_the_unconstrained_optimum():
@@ -135,7 +137,9 @@ def test_many_profiles_use_nested_windows_and_keep_the_unconstrained_optimum():
     codes = rng.integers(0, 5, size=(400, 2))
     y = (rng.random(400) < 0.2 + 0.15 * codes[:, 0]).astype(np.int64)
     enc = encode_discrete(codes)
-    res = search_windows(_columns(enc), y, 2, 2, max_size=2, min_support=0.0, top_k=5, targets=[1])
+    res = search_subsets(
+        "windows", _columns(enc), y, 2, 2, max_size=2, min_support=0.0, top_k=5, targets=[1]
+    )
     X = [tuple(r) for r in codes.tolist()]
     singles = ref.all_windows(X, y.tolist(), max_size=1, min_support=0.0)
     rows = ref.complete_rows(X, y.tolist(), (0, 1))
@@ -159,7 +163,7 @@ def test_feature_search_on_a_million_rows_matches_direct_counts():
     X = rng.integers(0, 5, size=(1_000_000, 10))
     y = (X[:, 1] + X[:, 4] + rng.integers(0, 3, size=len(X))) % 4
     enc = encode_discrete(X)
-    res = search_features(_columns(enc), y, 4, 10, max_size=3, top_k=3)
+    res = search_subsets("features", _columns(enc), y, 4, 10, max_size=3, top_k=3)
     assert res.n_visited == 175
     best = res.records[0]
     assert set(best["features"]) >= {1, 4}

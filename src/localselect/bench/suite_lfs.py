@@ -92,13 +92,11 @@ def _split_error(name: str, alphas: list[int], seed: int) -> list[float]:
     return errors
 
 
-@register_suite(
-    "lfs-table1",
-    paper=PAPER,
-    description="Table 1, LFS column: minimum over alpha of the mean test error over "
-    "random splits (Table 2 sizes, z-scores, +100 noise features on five sets).",
-)
+@register_suite("lfs-table1", paper=PAPER)
 def table1(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Table 1, LFS column: minimum over alpha of the mean test error over random splits (Table 2
+    sizes, z-scores, +100 noise features on five sets).
+    """
     published = load_published("lfs_table1")["rows"]
     alphas = [1, 3, 5, 10, 19] if ctx.quick else TABLE1_ALPHAS
     n_splits = 2 if ctx.quick else 10
@@ -141,13 +139,11 @@ def table1(ctx: SuiteContext) -> list[dict[str, Any]]:
     return records
 
 
-@register_suite(
-    "lfs-fig4",
-    paper=PAPER,
-    description="Fig. 4: percentage of representatives whose expected features (x1, x2 "
-    "or both by subclass) are selected, per iteration, versus irrelevant features.",
-)
+@register_suite("lfs-fig4", paper=PAPER)
 def fig4(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Fig. 4: percentage of representatives whose expected features (x1, x2 or both by subclass)
+    are selected, per iteration, versus irrelevant features.
+    """
     n_irr = [1, 10, 100, 1000] if ctx.quick else [1, 10, 100, 1000, 10_000, 30_000]
     taus = [1, 2] if ctx.quick else [1, 2, 3, 4]
     records = []
@@ -233,13 +229,11 @@ def _lfspy_records(ctx: SuiteContext, n: int, m: int) -> list[dict[str, Any]]:
     ]
 
 
-@register_suite(
-    "lfs-perf",
-    paper=PAPER,
-    description="Fit time (best of two runs) and peak traced memory: the authors' sample "
-    "data, N=100 M=10,000, scaling in M and N, n_jobs 2 versus 1, and LFSpy.",
-)
+@register_suite("lfs-perf", paper=PAPER)
 def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Fit time (best of two runs) and peak traced memory: the authors' sample data, N=100
+    M=10,000, scaling in M and N, n_jobs 2 versus 1, and LFSpy.
+    """
     records = []
     X_tr, y_tr, X_te, y_te = load_lfs_sample()
     t, mem = _measure(lambda: LocalFeatureSelection(n_jobs=ctx.n_jobs).fit(X_tr, y_tr))
@@ -387,14 +381,12 @@ def _table1_errors(name: str, alphas: list[int], variants: list[int | None], see
     ]
 
 
-@register_suite(
-    "lfs-scale",
-    paper=PAPER,
-    description="LFS for large N (issue #8): the nearest-candidate option (n_candidates) "
-    "against the exact method (accuracy on Table 1 data and synthetic data), fit time at "
-    "N=5,000 and peak memory at N=20,000 (M=100).",
-)
+@register_suite("lfs-scale", paper=PAPER)
 def scale(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """LFS for large N (issue #8): the nearest-candidate option (n_candidates) against the exact
+    method (accuracy on Table 1 data and synthetic data), fit time at N=5,000 and peak memory at
+    N=20,000 (M=100).
+    """
     records: list[dict[str, Any]] = []
     # Accuracy cost on Table 1 data: the same random splits for every variant, the
     # minimum over alpha of the mean error (Table 1's rule) over two alphas.
@@ -555,13 +547,11 @@ def _save_fig11(ctx: SuiteContext, records: list[dict[str, Any]]) -> str | None:
     return name
 
 
-@register_suite(
-    "lfs-fig11",
-    paper=PAPER,
-    description="Fig. 11: CPU time of the feature selection of one representative point "
-    "(alpha = 2, synthetic data, N = 100) against the number of irrelevant features.",
-)
+@register_suite("lfs-fig11", paper=PAPER)
 def fig11(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Fig. 11: CPU time of the feature selection of one representative point (alpha = 2, synthetic
+    data, N = 100) against the number of irrelevant features.
+    """
     n_irr = [1, 10, 100, 1000, 10_000]
     if not ctx.quick:
         n_irr = [1, 10, 100, 300, 1000, 3000, 10_000, 30_000]
@@ -640,14 +630,12 @@ def _switch_cell(name: str, n_train: int | None, variant: str) -> dict[str, Any]
     }
 
 
-@register_suite(
-    "lfs-switch",
-    paper=PAPER,
-    description="Accuracy of n_candidates='auto' past the switch (50 candidates) against "
-    "the exact method where it runs (1,000 and 2,000 training rows) and against 5-NN on "
-    "the full tables (2,000 stratified test rows, z-scored, one thread).",
-)
+@register_suite("lfs-switch", paper=PAPER)
 def switch(ctx: SuiteContext) -> list[dict[str, Any]]:
+    """Accuracy of n_candidates='auto' past the switch (50 candidates) against the exact method
+    where it runs (1,000 and 2,000 training rows) and against 5-NN on the full tables (2,000
+    stratified test rows, z-scored, one thread).
+    """
     sizes: list[int | None] = [600] if ctx.quick else [1000, 2000]
     names = []
     for name in _REAL[2:] if ctx.quick else _REAL:

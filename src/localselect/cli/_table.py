@@ -217,41 +217,6 @@ def _missing_report(frame: pd.DataFrame) -> dict[str, int]:
     return {str(k): int(v) for k, v in counts.items() if v > 0}
 
 
-def _build_preparation(
-    numeric: list[str],
-    categorical: list[str],
-    scale: bool,
-    impute: bool = False,
-    boolean: dict[str, tuple[list[str], list[str]]] | None = None,
-):
-    from sklearn.compose import ColumnTransformer
-    from sklearn.impute import SimpleImputer
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
-
-    parts: list[tuple[str, Any, list[str]]] = []
-    if numeric:
-        num: Any = StandardScaler() if scale else "passthrough"
-        if impute:
-            median = SimpleImputer(strategy="median", keep_empty_features=True)
-            num = make_pipeline(median, num) if scale else median
-        parts.append(("num", num, numeric))
-    if boolean:
-        binary: Any = FunctionTransformer(AsBinary(boolean), feature_names_out="one-to-one")
-        if impute:
-            frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
-            binary = make_pipeline(binary, frequent)
-        parts.append(("bool", binary, list(boolean)))
-    if categorical:
-        onehot: Any = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
-        if impute:
-            frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
-            onehot = make_pipeline(frequent, onehot)
-        parts.append(("cat", onehot, categorical))
-    prep = ColumnTransformer(parts, verbose_feature_names_out=False)
-    return prep.set_output(transform="pandas")
-
-
 class _AsText:
     """Cast categorical columns to text so one-hot encoding sees one type per column."""
 
@@ -421,12 +386,30 @@ def preparation_steps(
     numeric column, most frequent category or boolean value), fitted with the
     model so that ``predict`` fills new rows the same way.
     """
-    from sklearn.preprocessing import FunctionTransformer
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
-    return [
-        ("as_text", FunctionTransformer(_AsText(categorical), feature_names_out="one-to-one")),
-        (
-            "prepare",
-            _build_preparation(numeric, categorical, scale=scale, impute=impute, boolean=boolean),
-        ),
-    ]
+    parts: list[tuple[str, Any, list[str]]] = []
+    if numeric:
+        num: Any = StandardScaler() if scale else "passthrough"
+        if impute:
+            median = SimpleImputer(strategy="median", keep_empty_features=True)
+            num = make_pipeline(median, num) if scale else median
+        parts.append(("num", num, numeric))
+    if boolean:
+        binary: Any = FunctionTransformer(AsBinary(boolean), feature_names_out="one-to-one")
+        if impute:
+            frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
+            binary = make_pipeline(binary, frequent)
+        parts.append(("bool", binary, list(boolean)))
+    if categorical:
+        onehot: Any = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
+        if impute:
+            frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
+            onehot = make_pipeline(frequent, onehot)
+        parts.append(("cat", onehot, categorical))
+    prep = ColumnTransformer(parts, verbose_feature_names_out=False)
+    as_text = FunctionTransformer(_AsText(categorical), feature_names_out="one-to-one")
+    return [("as_text", as_text), ("prepare", prep.set_output(transform="pandas"))]

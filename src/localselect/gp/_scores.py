@@ -20,6 +20,7 @@ import itertools
 import numpy as np
 from numpy.typing import NDArray
 
+from localselect._docstrings import fill_doc
 from localselect._pairwise import row_chunks
 from localselect._runtime import map_tasks, n_threads
 
@@ -250,6 +251,7 @@ def scale_scores(
     return scores
 
 
+@fill_doc
 def raw_discriminative_scores(
     X: Float,
     y: NDArray[np.intp],
@@ -270,18 +272,8 @@ def raw_discriminative_scores(
     other class, and ``d = |x_i(j) - x_k(j)|`` for a continuous feature, the 0/1
     mismatch for a discrete one.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Training data (continuous features on a common scale).
-    y : ndarray of shape (n_samples,)
-        Class codes; every class has at least two samples.
-    discrete : ndarray of shape (n_features,) of bool, default=None
-        Features compared by the 0/1 distance of eq. (3).
-    n_jobs : int, default=None
-        Parallel jobs over blocks of features.
-    working_memory : float, default=None
-        MiB for one block of the kernel matrix of a feature's distinct values.
+    %(scores_data)s
+    %(scores_resources)s
 
     Returns
     -------
@@ -300,6 +292,7 @@ def raw_discriminative_scores(
     ]
 
 
+@fill_doc
 def discriminative_scores(
     X: Float,
     y: NDArray[np.intp],
@@ -311,14 +304,7 @@ def discriminative_scores(
 ) -> Float:
     """Eq. (3) mapped to [0, 1] by the normalising constant ``eta``.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Training data (continuous features on a common scale).
-    y : ndarray of shape (n_samples,)
-        Class codes; every class has at least two samples.
-    discrete : ndarray of shape (n_features,) of bool, default=None
-        Features compared by the 0/1 distance of eq. (3).
+    %(scores_data)s
     scaling : {"unit", "minmax"}, default="unit"
         ``"unit"``: one constant for all features, ``eta = 1 / K(0)`` (the raw
         score's largest possible value), and negative raw scores (other classes
@@ -326,10 +312,7 @@ def discriminative_scores(
         scores stay comparable across features. ``"minmax"``: a min-max over the
         training points, separately per feature (ALGORITHMS.md section 3); a
         feature whose raw scores span less than ``1e-12`` scores 0.
-    n_jobs : int, default=None
-        Parallel jobs over blocks of rows.
-    working_memory : float, default=None
-        MiB for one ``(rows, n_samples, n_features)`` block.
+    %(scores_resources)s
 
     Returns
     -------

@@ -2,10 +2,11 @@
 
 Three resolutions share one lattice of feature subsets A (the paper's BLFS):
 
-* :func:`search_features` (Algorithm 1): eta(X_A) for every subset of at most
-  ``max_size`` features (exhaustive within that bound);
-* :func:`search_windows` (Algorithm 2): for every subset, windows W (sets of
-  observed profiles of X_A) with support >= ``min_support``, scored by eta(W);
+* :func:`search_subsets` with ``"features"`` (Algorithm 1): eta(X_A) for every
+  subset of at most ``max_size`` features (exhaustive within that bound);
+* :func:`search_subsets` with ``"windows"`` (Algorithm 2): for every subset,
+  windows W (sets of observed profiles of X_A) with support >= ``min_support``,
+  scored by eta(W);
 * :func:`search_profiles` (Algorithm 3): profiles (A, x) with support >=
   ``min_support``, scored by the lift L(x, y) of a target class.
 
@@ -29,7 +30,7 @@ over rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
 from math import comb
 from typing import NamedTuple
@@ -59,9 +60,9 @@ __all__ = [
     "count_subsets",
     "estimate_search_seconds",
     "profile_search_seconds",
-    "search_features",
     "search_profiles",
-    "search_windows",
+    "search_subsets",
+    "subset_runner",
 ]
 
 
@@ -72,7 +73,7 @@ MAX_SUBSETS = 2_000_000
 PILOT_SECONDS = 0.5
 #: Windows are enumerated exhaustively when a subset has at most this many
 #: qualifying profiles (2**16 windows); beyond it only the nested "best-ratio
-#: prefix" windows are scored (see :func:`search_windows`).
+#: prefix" windows are scored (see :func:`search_subsets`).
 MAX_WINDOW_PROFILES = 16
 
 #: ``columns(subset)`` returns the codes of a subset's profile variables
@@ -214,16 +215,33 @@ def _lift_of(counts: FloatArray, rows: NDArray[np.bool_], targets: Sequence[int]
     return best
 
 
-def _features_chunk(
-    subsets: list[tuple[int, ...]], columns: ColumnsFn, y: Int64Array, n_classes: int
-) -> list[dict]:
-    records = []
-    all_classes = list(range(n_classes))
+class _Task(NamedTuple):
+    """What every chunk of an exhaustive search reads besides its subsets."""
+
+    columns: ColumnsFn
+    y: Int64Array
+    n_classes: int
+    min_support: float
+    top_k: int
+    targets: Sequence[int]
+
+
+def _tables(
+    subsets: list[tuple[int, ...]], task: _Task
+) -> Iterator[tuple[tuple[int, ...], Int64Array, list[int], FloatArray, Int64Array, int]]:
+    """``(subset, codes, cards, counts, ids, n_complete)`` of each subset with a complete row."""
     for subset in subsets:
-        codes, cards = columns(subset)
-        counts, _, n_complete = _table(codes, cards, y, n_classes)
-        if n_complete == 0:
-            continue
+        codes, cards = task.columns(subset)
+        counts, ids, n_complete = _table(codes, cards, task.y, task.n_classes)
+        if n_complete > 0:
+            yield subset, codes, cards, counts, ids, n_complete
+
+
+def _features_chunk(subsets: list[tuple[int, ...]], task: _Task) -> tuple[list[dict], int, int]:
+    """Algorithm 1 on a chunk: one record per subset (every subset counted, all pass)."""
+    records = []
+    all_classes = list(range(task.n_classes))
+    for subset, _, _, counts, _, n_complete in _tables(subsets, task):
         kl, ce = _plogp_terms(counts)
         den = ce.sum()
         eta = 0.0 if den <= 0 else float(min(max(kl.sum() / den, 0.0), 1.0))
@@ -240,7 +258,7 @@ def _features_chunk(
                 "target": -1,
             }
         )
-    return records
+    return records, len(subsets), len(records)
 
 
 def _chunks(items: list, n_jobs: int | None) -> list[list]:
@@ -298,45 +316,16 @@ def _exhaustive(
     max_seconds: float | None,
     n_jobs: int | None,
     progress: ProgressTask | None,
-) -> tuple[list[tuple[int, ...]], list]:
+) -> list:
     """``chunk(subsets, *args)`` over every subset of at most ``max_size`` features.
 
     The pilot guard first (:class:`SearchTooLong` past ``max_seconds``), then
-    the subsets in chunks; returns the subsets and the chunk results in order.
+    the subsets in chunks; returns the chunk results in order.
     """
     count_check = _subsets_total(n_features, max_size)
     _guard(lambda s: chunk(s, *args), n_features, max_size, max_seconds, n_jobs)
     subsets = _subsets(n_features, max_size, count_check)
-    return subsets, _run_chunks(chunk, subsets, args, n_jobs, progress)
-
-
-def search_features(
-    columns: ColumnsFn,
-    y: Int64Array,
-    n_classes: int,
-    n_features: int,
-    *,
-    max_size: int,
-    top_k: int,
-    n_jobs: int | None = None,
-    max_seconds: float | None = None,
-    progress: ProgressTask | None = None,
-) -> SearchResult:
-    """Algorithm 1: eta(X_A) = I(X_A; Y) / H(Y) of every subset of at most ``max_size`` features.
-
-    Exhaustive within the size bound (the result is the exact optimum over those
-    subsets). Time O(n_subsets * n_samples * max_size), memory O(n_samples + cells).
-    ``lift`` is the largest lift of the whole range for any class, which is 1.
-    Raises :class:`SearchTooLong` before the search when the pilot estimate
-    (:func:`estimate_search_seconds`) exceeds ``max_seconds``; ``progress``
-    counts subsets done.
-    """
-    args = (columns, y, n_classes)
-    subsets, parts = _exhaustive(
-        _features_chunk, args, n_features, max_size, max_seconds, n_jobs, progress
-    )
-    records = sorted((r for part in parts for r in part), key=_rank_key)
-    return SearchResult(records[:top_k], len(subsets), len(records))
+    return _run_chunks(chunk, subsets, args, n_jobs, progress)
 
 
 def _window_masks(n_profiles: int) -> NDArray[np.float64]:
@@ -344,22 +333,12 @@ def _window_masks(n_profiles: int) -> NDArray[np.float64]:
     return ((bits[:, None] >> np.arange(n_profiles)) & 1).astype(np.float64)
 
 
-def _windows_chunk(
-    subsets: list[tuple[int, ...]],
-    columns: ColumnsFn,
-    y: Int64Array,
-    n_classes: int,
-    min_support: float,
-    top_k: int,
-    targets: Sequence[int],
-) -> tuple[list[dict], int, int]:
+def _windows_chunk(subsets: list[tuple[int, ...]], task: _Task) -> tuple[list[dict], int, int]:
+    """Algorithm 2 on a chunk: each subset's ``top_k`` windows, windows visited and passed."""
+    min_support, top_k, targets = task.min_support, task.top_k, task.targets
     records: list[dict] = []
     visited = passed = 0
-    for subset in subsets:
-        codes, cards = columns(subset)
-        counts, ids, n_complete = _table(codes, cards, y, n_classes)
-        if n_complete == 0:
-            continue
+    for subset, codes, cards, counts, ids, n_complete in _tables(subsets, task):
         kl, ce = _plogp_terms(counts)
         freq = counts.sum(axis=1) / n_complete
         n_prof = len(counts)
@@ -400,42 +379,6 @@ def _windows_chunk(
                 }
             )
     return records, visited, passed
-
-
-def search_windows(
-    columns: ColumnsFn,
-    y: Int64Array,
-    n_classes: int,
-    n_features: int,
-    *,
-    max_size: int,
-    min_support: float,
-    top_k: int,
-    targets: Sequence[int],
-    n_jobs: int | None = None,
-    max_seconds: float | None = None,
-    progress: ProgressTask | None = None,
-) -> SearchResult:
-    """Algorithm 2: the (subset, window) pairs of largest eta(W), eq. (3).
-
-    For each subset of at most ``max_size`` features, every non-empty window of
-    its observed profiles with support >= ``min_support`` is scored when the
-    subset has at most :data:`MAX_WINDOW_PROFILES` profiles (exact). With more
-    profiles only the nested windows made of the profiles of largest own eta
-    are scored: without a support bound the best window is always a single
-    profile (eta(W) is a ratio of sums, never above its largest term), so the
-    unconstrained optimum is still found, but under a support bound this is a
-    heuristic. ``lift`` is the window's largest lift over ``targets``.
-    ``max_seconds`` and ``progress`` as in :func:`search_features`.
-    """
-    args = (columns, y, n_classes, min_support, top_k, targets)
-    _, parts = _exhaustive(
-        _windows_chunk, args, n_features, max_size, max_seconds, n_jobs, progress
-    )
-    records = sorted((r for part, _, _ in parts for r in part), key=_rank_key)
-    visited = sum(v for _, v, _ in parts)
-    passed = sum(p for _, _, p in parts)
-    return SearchResult(records[:top_k], visited, passed)
 
 
 #: Seconds per candidate profile of the pruned search, at 1,000 rows and per
@@ -530,21 +473,13 @@ def search_profiles(
 
 
 def _joint_profiles_chunk(
-    subsets: list[tuple[int, ...]],
-    columns: ColumnsFn,
-    y: Int64Array,
-    n_classes: int,
-    min_support: float,
-    targets: Sequence[int],
-    top_k: int,
+    subsets: list[tuple[int, ...]], task: _Task
 ) -> tuple[list[dict], int, int]:
+    """Algorithm 3 on a chunk of jointly discretised subsets (no pruning across subsets)."""
+    min_support, top_k, targets = task.min_support, task.top_k, task.targets
     records: list[dict] = []
     visited = passed = 0
-    for subset in subsets:
-        codes, cards = columns(subset)
-        counts, ids, n_complete = _table(codes, cards, y, n_classes)
-        if n_complete == 0:
-            continue
+    for subset, codes, cards, counts, ids, n_complete in _tables(subsets, task):
         n_match = counts.sum(axis=1)
         visited += len(counts)
         ok = n_match >= min_support * n_complete - 1e-9
@@ -567,30 +502,77 @@ def _joint_profiles_chunk(
     return records, visited, passed
 
 
-def search_profiles_per_subset(
+def _best(records: list[dict], top_k: int) -> list[dict]:
+    return sorted(records, key=_rank_key)[:top_k]
+
+
+#: resolution -> (the search of one chunk of subsets, the ranking of all records).
+_EXHAUSTIVE: dict[str, tuple[Callable[..., tuple[list[dict], int, int]], Callable]] = {
+    "features": (_features_chunk, _best),
+    "windows": (_windows_chunk, _best),
+    "profiles": (_joint_profiles_chunk, _top_per_target),
+}
+
+
+def subset_runner(
+    resolution: str, task: _Task
+) -> Callable[[list[tuple[int, ...]]], tuple[list[dict], int, int]]:
+    """The work of :func:`search_subsets` on a list of subsets (for timing pilots).
+
+    Returns ``run(subsets) -> (records, n_visited, n_passed)``.
+    """
+    chunk = _EXHAUSTIVE[resolution][0]
+    return lambda subsets: chunk(subsets, task)
+
+
+def search_subsets(
+    resolution: str,
     columns: ColumnsFn,
     y: Int64Array,
     n_classes: int,
     n_features: int,
     *,
     max_size: int,
-    min_support: float,
     top_k: int,
-    targets: Sequence[int],
+    min_support: float = 0.0,
+    targets: Sequence[int] = (),
     n_jobs: int | None = None,
     max_seconds: float | None = None,
     progress: ProgressTask | None = None,
 ) -> SearchResult:
-    """Algorithm 3 when each subset is discretised jointly (profiles are joint bins).
+    """Exhaustive search of every subset of at most ``max_size`` features.
 
-    The bins of a subset are re-cut for every subset, so match counts are not
-    nested across subsets and nothing can be pruned: every subset of at most
-    ``max_size`` features is visited (exact within the bound). ``max_seconds``
-    and ``progress`` as in :func:`search_features`.
+    ``resolution`` chooses the algorithm run on each subset:
+
+    * ``"features"`` (Algorithm 1): eta(X_A) = I(X_A; Y) / H(Y) of the subset,
+      one record per subset; ``n_visited`` counts subsets and ``n_passed``
+      those with a complete row. ``lift`` is the largest lift of the whole
+      range for any class, which is 1. ``min_support`` and ``targets`` are
+      not used. Time O(n_subsets * n_samples * max_size), memory
+      O(n_samples + cells).
+    * ``"windows"`` (Algorithm 2): the (subset, window) pairs of largest
+      eta(W), eq. (3). Every non-empty window of the subset's observed
+      profiles with support >= ``min_support`` is scored when the subset has
+      at most :data:`MAX_WINDOW_PROFILES` profiles (exact). With more profiles
+      only the nested windows made of the profiles of largest own eta are
+      scored: without a support bound the best window is always a single
+      profile (eta(W) is a ratio of sums, never above its largest term), so
+      the unconstrained optimum is still found, but under a support bound
+      this is a heuristic. ``lift`` is the window's largest lift over
+      ``targets``.
+    * ``"profiles"`` (Algorithm 3 when each subset is discretised jointly,
+      so profiles are joint bins): the bins of a subset are re-cut for every
+      subset, so match counts are not nested across subsets and nothing can
+      be pruned (compare :func:`search_profiles`); the ``top_k`` profiles of
+      each target.
+
+    Exhaustive within the size bound (exact over those subsets). Raises
+    :class:`SearchTooLong` before the search when the pilot estimate
+    (:func:`estimate_search_seconds`) exceeds ``max_seconds``; ``progress``
+    counts subsets done.
     """
-    args = (columns, y, n_classes, min_support, targets, top_k)
-    _, parts = _exhaustive(
-        _joint_profiles_chunk, args, n_features, max_size, max_seconds, n_jobs, progress
-    )
-    records = _top_per_target([r for part, _, _ in parts for r in part], top_k)
+    chunk, rank = _EXHAUSTIVE[resolution]
+    task = _Task(columns, y, n_classes, min_support, top_k, targets)
+    parts = _exhaustive(chunk, (task,), n_features, max_size, max_seconds, n_jobs, progress)
+    records = rank([r for part, _, _ in parts for r in part], top_k)
     return SearchResult(records, sum(v for _, v, _ in parts), sum(p for _, _, p in parts))

@@ -24,16 +24,13 @@ from localselect.lift._search import (
     MAX_SUBSETS,
     PILOT_SECONDS,
     SearchTooLong,
-    _features_chunk,
-    _joint_profiles_chunk,
     _subsets_total,
-    _windows_chunk,
+    _Task,
     count_subsets,
     profile_search_seconds,
-    search_features,
     search_profiles,
-    search_profiles_per_subset,
-    search_windows,
+    search_subsets,
+    subset_runner,
 )
 
 __all__ = ["LiftFeatureSelector"]
@@ -440,25 +437,27 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
             max_size,
             self.min_support,
         )
-        common = {"max_size": max_size, "top_k": self.top_k, "n_jobs": self.n_jobs}
         frequent = None
         total = n_features if pruned else count_subsets(n_features, max_size)
         unit = "first features" if pruned else "subsets"
         log = verbose_log(logger, self.verbose)
         with log.task(total, f"LLDS {self.resolution} search", unit=unit) as task:
-            guarded = {**common, "max_seconds": max_seconds, "progress": task}
-            by_class = {**guarded, "min_support": self.min_support, "targets": targets}
+            options = {
+                "max_size": max_size,
+                "top_k": self.top_k,
+                "n_jobs": self.n_jobs,
+                "max_seconds": max_seconds,
+                "progress": task,
+                "min_support": self.min_support,
+                "targets": targets,
+            }
             try:
-                if self.resolution == "features":
-                    res = search_features(columns, y_codes, n_classes, n_features, **guarded)
-                elif self.resolution == "windows":
-                    res = search_windows(columns, y_codes, n_classes, n_features, **by_class)
-                elif pruned:
-                    res = search_profiles(enc.codes, y_codes, n_classes, **by_class)
+                if pruned:
+                    res = search_profiles(enc.codes, y_codes, n_classes, **options)
                     frequent = res.n_frequent
                 else:
-                    res = search_profiles_per_subset(
-                        columns, y_codes, n_classes, n_features, **by_class
+                    res = search_subsets(
+                        self.resolution, columns, y_codes, n_classes, n_features, **options
                     )
             except SearchTooLong as exc:
                 raise ValueError(self._too_long_message(exc, X.shape, max_size)) from None
@@ -532,18 +531,8 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
 
             size, estimate = auto_profile_size(bound, shape[1], left)
         else:
-            args = (columns, y_codes, n_classes)
-            if self.resolution == "windows":
-                chunk, args = _windows_chunk, (*args, self.min_support, self.top_k, targets)
-            elif self.resolution == "profiles":
-                chunk = _joint_profiles_chunk
-                args = (*args, self.min_support, targets, self.top_k)
-            else:
-                chunk = _features_chunk
-
-            def run(subsets):
-                return chunk(subsets, *args)
-
+            task = _Task(columns, y_codes, n_classes, self.min_support, self.top_k, targets)
+            run = subset_runner(self.resolution, task)
             size, estimate = auto_max_size(
                 run,
                 shape[1],
