@@ -88,15 +88,14 @@ def test_gaussian_kl_matches_quadrature(mu, var, mu0, var0):
 
 def test_many_labelings_match_separate_calls():
     # Several labelings share the kernel matrix; -1 leaves points out entirely.
-    from localselect.gp._scores import raw_scores_multi
-
     rng = np.random.default_rng(1)
     X = np.round(rng.normal(size=(24, 3)), 1)  # repeated values
     y = np.arange(24) % 3
     keep = np.arange(24) % 4 != 0
     part = np.where(keep, y, -1)
     perm = y[rng.permutation(24)]
-    out = raw_scores_multi(X, np.vstack([y, part, perm]))
+    out = raw_discriminative_scores(X, np.vstack([y, part, perm]))
+    assert out.shape == (3, 24, 3)
     np.testing.assert_allclose(out[0], scores_reference(X, y), rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(out[1][keep], scores_reference(X[keep], y[keep]), atol=1e-13)
     assert np.all(out[1][~keep] == 0)

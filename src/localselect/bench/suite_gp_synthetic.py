@@ -275,61 +275,53 @@ def synthetic(ctx: SuiteContext) -> list[dict[str, Any]]:
             f"random_state), mean over all folds of all draws; std over those folds"
         )
         base = {"dataset": name, "protocol": protocol}
+        t1_published = {
+            "published": None if gen else t1["value"],
+            "published_std": None if gen else t1["std"],
+        }
         for over in THRESHOLD_OVER:
             dflt = [f["defaults"][over] for f in folds]
             method = f"GPs (default, threshold over {READING[over]})"
             acc = np.array([d["accuracy"] for d in dflt])
             records.append(
-                {
-                    **base,
-                    "table": "Table 1",
-                    "method": method,
-                    "metric": "accuracy",
-                    "value": acc.mean(),
-                    "std": acc.std(ddof=1),
-                    "published": t1["value"] if not gen else None,
-                    "published_std": t1["std"] if not gen else None,
-                    "per_draw": [float(a.mean()) for a in np.array_split(acc, n_draws)],
-                    "chosen_gammas": [d["gamma"] for d in dflt],
-                    "folds_on_all_features": int(sum(d["all_features"] for d in dflt)),
-                    "mean_subspace_size": float(np.mean([d["size"] for d in dflt])),
-                }
+                _record(
+                    base,
+                    "Table 1",
+                    method,
+                    acc,
+                    n_draws=n_draws,
+                    **t1_published,
+                    chosen_gammas=[d["gamma"] for d in dflt],
+                    folds_on_all_features=int(sum(d["all_features"] for d in dflt)),
+                    mean_subspace_size=float(np.mean([d["size"] for d in dflt])),
+                )
             )
             records += _table5_records(base, "Table 5", method, dflt, None)
             for i, g in enumerate(gammas):
                 per = [f["gammas"][over][i] for f in folds]
                 acc = np.array([r["accuracy"] for r in per])
                 method = f"GPs (gamma={g}, threshold over {READING[over]}, no floor)"
+                size = float(np.mean([r["size"] for r in per]))
                 records.append(
-                    {
-                        **base,
-                        "table": "Table 1",
-                        "method": method,
-                        "metric": "accuracy",
-                        "gamma": g,
-                        "value": acc.mean(),
-                        "std": acc.std(ddof=1),
-                        "per_draw": [float(a.mean()) for a in np.array_split(acc, n_draws)],
-                        "mean_subspace_size": float(np.mean([r["size"] for r in per])),
-                    }
+                    _record(
+                        base, "Table 1", method, acc, n_draws, gamma=g, mean_subspace_size=size
+                    )
                 )
                 ref = t5.get(g) if not gen and over == THRESHOLD_OVER[0] else None
                 records += _table5_records({**base, "gamma": g}, "Table 5", method, per, ref)
                 oracle = [f["oracle"][over][i] for f in folds]
                 method = f"Algorithm 2 on eq. (3) (perfect regression), gamma={g}, {over}"
                 acc = np.array([r["accuracy"] for r in oracle])
+                note = "; eq. (3) at the test point (its true label) in place of the GP means"
                 records.append(
-                    {
-                        **base,
-                        "table": "Diagnosis",
-                        "method": method,
-                        "metric": "accuracy",
-                        "gamma": g,
-                        "value": acc.mean(),
-                        "std": acc.std(ddof=1),
-                        "protocol": protocol + "; eq. (3) at the test point (its true label) "
-                        "in place of the GP means, no floor",
-                    }
+                    _record(
+                        base,
+                        "Diagnosis",
+                        method,
+                        acc,
+                        gamma=g,
+                        protocol=f"{protocol}{note}, no floor",
+                    )
                 )
                 records += _table5_records({**base, "gamma": g}, "Diagnosis", method, oracle, None)
         chosen = np.array(
@@ -339,20 +331,17 @@ def synthetic(ctx: SuiteContext) -> list[dict[str, Any]]:
             ]
         )
         records.append(
-            {
-                **base,
-                "table": "Table 1",
-                "method": "GPs (gamma by inner CV)",
-                "metric": "accuracy",
-                "value": chosen.mean(),
-                "std": chosen.std(ddof=1),
-                "published": t1["value"] if not gen else None,
-                "published_std": t1["std"] if not gen else None,
-                "per_draw": [float(a.mean()) for a in np.array_split(chosen, n_draws)],
-                "chosen_gammas": [f["chosen_gamma"] for f in folds],
-                "protocol": protocol + f"; gamma chosen per fold by {n_inner}-fold CV "
+            _record(
+                base,
+                "Table 1",
+                "GPs (gamma by inner CV)",
+                chosen,
+                n_draws=n_draws,
+                **t1_published,
+                chosen_gammas=[f["chosen_gamma"] for f in folds],
+                protocol=protocol + f"; gamma chosen per fold by {n_inner}-fold CV "
                 "on its training part (Algorithm 2 as printed, fixed gamma, no power floor)",
-            }
+            )
         )
         knn = np.concatenate(knn_acc)
         true_knn = np.array([f["knn_true"] for f in folds])
@@ -363,17 +352,7 @@ def synthetic(ctx: SuiteContext) -> list[dict[str, Any]]:
             ("K-NN (true subspaces)", true_knn, None),
             ("Relief-F + K-NN", relief, None if gen else t1_relief.get("value")),
         ):
-            records.append(
-                {
-                    **base,
-                    "table": "Table 1",
-                    "method": method,
-                    "metric": "accuracy",
-                    "published": published,
-                    "value": acc.mean(),
-                    "std": acc.std(ddof=1),
-                }
-            )
+            records.append(_record(base, "Table 1", method, acc, published=published))
         for method, field in (
             ("eq. (3) at the test point (true label)", "topk_scores"),
             ("GP posterior mean", "topk_gp"),
@@ -381,16 +360,15 @@ def synthetic(ctx: SuiteContext) -> list[dict[str, Any]]:
         ):
             vals = np.concatenate([f[field] for f in folds])
             records.append(
-                {
-                    **base,
-                    "table": "Diagnosis",
-                    "method": method,
-                    "metric": "top-|S| precision",
-                    "value": vals.mean(),
-                    "std": vals.std(ddof=1),
-                    "protocol": protocol + "; per test point with a subspace S: fraction "
+                _record(
+                    base,
+                    "Diagnosis",
+                    method,
+                    vals,
+                    metric="top-|S| precision",
+                    protocol=protocol + "; per test point with a subspace S: fraction "
                     "of its |S| highest-valued features that lie in S",
-                }
+                )
             )
     return records
 
@@ -409,16 +387,36 @@ def _table5_records(base, table, method, rows, ref) -> list[dict[str, Any]]:
         ref = None if field == "recall_union" else ref
         published = None if ref is None else ref.get(field.split("_")[0])
         out.append(
-            {
-                **base,
-                "table": table,
-                "method": method,
-                "metric": metric,
-                "reference": reference,
-                "value": vals.mean(),
-                "std": vals.std(ddof=1),
-                "published": published,
-                "published_std": None if ref is None else ref.get(f"{field.split('_')[0]}_std"),
-            }
+            _record(
+                base,
+                table,
+                method,
+                vals,
+                metric=metric,
+                reference=reference,
+                published=published,
+                published_std=None if ref is None else ref.get(f"{field.split('_')[0]}_std"),
+            )
         )
     return out
+
+
+def _record(
+    base, table, method, values, n_draws=None, metric="accuracy", **fields
+) -> dict[str, Any]:
+    """One record of ``table``: the mean and sample std of ``values``, then ``fields``.
+
+    With ``n_draws``, ``values`` holds the folds of that many draws in turn, and
+    the record gets each draw's mean (``per_draw``).
+    """
+    record = {
+        **base,
+        "table": table,
+        "method": method,
+        "metric": metric,
+        "value": values.mean(),
+        "std": values.std(ddof=1),
+    }
+    if n_draws is not None:
+        record["per_draw"] = [float(a.mean()) for a in np.array_split(values, n_draws)]
+    return {**record, **fields}

@@ -21,7 +21,7 @@ from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
 from localselect.gp._fitsteps import algorithm1, validate_subspaces
 from localselect.gp._medoids import k_medoids
 from localselect.gp._multigp import fit_posterior
-from localselect.gp._scores import gaussian_kl, raw_scores_multi, scale_scores
+from localselect.gp._scores import gaussian_kl, raw_discriminative_scores, scale_scores
 from localselect.gp._subspace import THRESHOLD_OVER, select_subspaces
 from localselect.gp._validation import knn_votes, masked_sq_dists
 
@@ -492,7 +492,7 @@ class GPLocalFeatureSelection(
         self._log(1, "scoring %d samples x %d features (eq. 3)", n_samples, n_features)
         y = self.y_fit_
         # The real labels and the label permutations of the power floor share one
-        # kernel matrix per feature (raw_scores_multi).
+        # kernel matrix per feature (raw_discriminative_scores).
         n_perm = self._n_permutations(n_features)
         labels = [y] + [y[rng.permutation(n_samples)] for _ in range(n_perm)]
         # The labelings of the inner validation folds too, when all fit in memory.
@@ -509,7 +509,7 @@ class GPLocalFeatureSelection(
         together = (1 + n_perm) * (1 + n_splits) * n_samples * n_features * 8 <= _SCORES_MEMORY
         if together:
             labels += [row for lab in fold_labels for row in lab]
-        raw = raw_scores_multi(Xs, np.vstack(labels), discrete, n_jobs=self.n_jobs)
+        raw = raw_discriminative_scores(Xs, np.vstack(labels), discrete, n_jobs=self.n_jobs)
         scores = scale_scores(raw[0], Xs, self.score_scaling)
         null_scores = [scale_scores(r, Xs, self.score_scaling) for r in raw[1 : 1 + n_perm]]
         fold_raw = (

@@ -21,7 +21,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from localselect._pairwise import row_chunks
 from localselect._renames import renamed_parameter
 from localselect.gp._multigp import fit_hyperparameters, fit_posterior, greedy_max_variance
-from localselect.gp._scores import gaussian_kl, raw_scores_multi, scale_scores
+from localselect.gp._scores import gaussian_kl, raw_discriminative_scores, scale_scores
 from localselect.gp._subspace import subspace_path
 from localselect.gp._validation import nested_knn_correct
 
@@ -231,7 +231,7 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
             continue
         obs = _fold_observations(Xs, train, in_obs)
         if raw is None:
-            raw = raw_scores_multi(Xs, labels, est._discrete, n_jobs=est.n_jobs)
+            raw = raw_discriminative_scores(Xs, labels, est._discrete, n_jobs=est.n_jobs)
         rows = np.zeros(n, dtype=bool)
         rows[train] = True
         fold = [scale_scores(r, Xs, est.score_scaling, rows)[train] for r in raw]

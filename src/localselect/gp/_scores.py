@@ -28,7 +28,6 @@ __all__ = [
     "discriminative_scores",
     "gaussian_kl",
     "raw_discriminative_scores",
-    "raw_scores_multi",
     "scale_scores",
 ]
 
@@ -182,51 +181,6 @@ def _feature_block(
     )
 
 
-def raw_scores_multi(
-    X: Float,
-    labels: NDArray[np.intp],
-    discrete: NDArray[np.bool_] | None = None,
-    *,
-    n_jobs: int | None = None,
-    working_memory: float | None = None,
-) -> Float:
-    """Eq. (3) before normalisation under several labelings of the same points.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Training data (continuous features on a common scale).
-    labels : ndarray of shape (n_labelings, n_samples)
-        Class codes per labeling; ``-1`` leaves a point out of that labeling
-        (it is neither scored nor another point's neighbour).
-    discrete, n_jobs, working_memory
-        As in :func:`raw_discriminative_scores`.
-
-    Returns
-    -------
-    scores : ndarray of shape (n_labelings, n_samples, n_features)
-        0 for left-out points.
-    """
-    n, m = X.shape
-    if discrete is None:
-        discrete = np.zeros(m, dtype=bool)
-    labels = np.atleast_2d(np.asarray(labels, dtype=np.intp))
-    if n == 0 or m == 0:
-        return np.zeros((labels.shape[0], n, m))
-    n_blocks = min(m, 8 * n_threads(n_jobs))
-    edges = np.linspace(0, m, n_blocks + 1).astype(int)
-    blocks = map_tasks(
-        _feature_block,
-        (
-            (X, labels, discrete, range(a, b), working_memory)
-            for a, b in itertools.pairwise(edges)
-            if b > a
-        ),
-        n_jobs,
-    )
-    return np.concatenate(blocks, axis=2)
-
-
 def scale_scores(
     raw: Float, X: Float, scaling: str, rows: NDArray[np.bool_] | None = None
 ) -> Float:
@@ -272,13 +226,19 @@ def raw_discriminative_scores(
     other class, and ``d = |x_i(j) - x_k(j)|`` for a continuous feature, the 0/1
     mismatch for a discrete one.
 
+    ``y`` may also hold several labelings of the same points, of shape
+    ``(n_labelings, n_samples)``: they are scored together on one kernel matrix
+    per feature, and a code ``-1`` leaves a point out of that labeling (neither
+    scored nor another point's neighbour).
+
     %(scores_data)s
     %(scores_resources)s
 
     Returns
     -------
-    scores : ndarray of shape (n_samples, n_features)
-        Values in ``[-K(0), K(0)]``; a constant feature scores exactly 0.
+    scores : ndarray of shape (n_samples, n_features) or (n_labelings, n_samples, n_features)
+        Values in ``[-K(0), K(0)]``; a constant feature scores exactly 0, and so
+        does a left-out point.
 
     Notes
     -----
@@ -287,9 +247,25 @@ def raw_discriminative_scores(
     features repeat values (measurements rounded to a few digits, categories).
     """
     y = np.asarray(y, dtype=np.intp)
-    return raw_scores_multi(X, y[None, :], discrete, n_jobs=n_jobs, working_memory=working_memory)[
-        0
-    ]
+    n, m = X.shape
+    if discrete is None:
+        discrete = np.zeros(m, dtype=bool)
+    labels = np.atleast_2d(y)
+    if n == 0 or m == 0:
+        return np.zeros((*y.shape[:-1], n, m))
+    n_blocks = min(m, 8 * n_threads(n_jobs))
+    edges = np.linspace(0, m, n_blocks + 1).astype(int)
+    blocks = map_tasks(
+        _feature_block,
+        (
+            (X, labels, discrete, range(a, b), working_memory)
+            for a, b in itertools.pairwise(edges)
+            if b > a
+        ),
+        n_jobs,
+    )
+    scores = np.concatenate(blocks, axis=2)
+    return scores if y.ndim == 2 else scores[0]
 
 
 @fill_doc
