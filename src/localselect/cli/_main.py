@@ -114,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_verbose(bench)
 
-    from localselect.cli._select import add_predict_parser, add_select_parser
+    from localselect.cli._predict import add_predict_parser
+    from localselect.cli._select import add_select_parser
 
     add_verbose_to = [add_select_parser(sub), add_predict_parser(sub)]
     for sub_parser in add_verbose_to:
@@ -147,7 +148,7 @@ def _cmd_select(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_predict(args: argparse.Namespace, console: Console) -> int:
-    from localselect.cli._select import run_predict
+    from localselect.cli._predict import run_predict
 
     return run_predict(args, console)
 

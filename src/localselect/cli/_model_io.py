@@ -19,10 +19,14 @@ from typing import Any
 
 from localselect.cli._errors import CLIError
 
-__all__ = ["MODEL_FILE", "load_model", "save_model", "trusted_types"]
+__all__ = ["MODEL_FILE", "MODEL_FORMAT", "load_model", "save_model", "trusted_types"]
 
 #: Name of the model file ``localselect select`` writes into ``--out``.
 MODEL_FILE = "model.skops"
+
+#: Version of the bundle ``select`` saves (``{"format": MODEL_FORMAT, ...}``); ``predict``
+#: refuses any other.
+MODEL_FORMAT = 1
 
 #: scikit-learn and numpy types the saved bundles hold besides localselect's own: the
 #: CLI's preparation (impute, scale, one-hot, the text cast), GP's kernels and the

@@ -1,4 +1,4 @@
-"""``localselect select`` and ``localselect predict``: the library on a user's CSV or Parquet file.
+"""``localselect select``: the library on a user's CSV or Parquet file.
 
 ``select`` reads a table, prepares it, fits a method and writes into ``--out``:
 
@@ -17,7 +17,8 @@
 * with ``--per-level``, ``selected_features_per_level.csv`` and
   ``importances_per_level.csv``: the same per encoded feature (one-hot level);
 * ``model.skops``: the fitted preparation and estimator, for ``predict``
-  (:mod:`localselect.cli._model_io`: skops, loaded only with trusted types);
+  (:mod:`localselect.cli._predict`; :mod:`localselect.cli._model_io`: skops,
+  loaded only with trusted types);
 * ``results.csv`` when the estimator has a ``results_`` table (LLDS);
 * ``report.html`` with ``--report``: a page with the figures embedded.
 
@@ -60,7 +61,14 @@ if TYPE_CHECKING:
 # numpy, pandas and the table and report helpers are imported where they are used,
 # so building the parser (``localselect --help``) imports none of them.
 
-__all__ = ["METHODS", "RAW_INPUT_METHODS", "resolve_method", "run_predict", "run_select"]
+__all__ = [
+    "METHODS",
+    "RAW_INPUT_METHODS",
+    "add_reading_arguments",
+    "add_select_parser",
+    "resolve_method",
+    "run_select",
+]
 
 #: CLI method names -> ``module:Class`` of the public estimator.
 METHODS: dict[str, str] = {
@@ -81,8 +89,6 @@ METHODS: dict[str, str] = {
 
 #: Methods that take the table as it is (discrete values, missing values allowed).
 RAW_INPUT_METHODS = frozenset({"llds"})
-
-_MODEL_FORMAT = 1
 
 #: Every file ``select`` may write; those a run does not write are removed from
 #: ``--out``, so a reused folder holds no stale report or results of another run.
@@ -220,39 +226,17 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="COLUMN",
         help="numeric-coded columns to treat as categorical",
     )
-    p.add_argument(
-        "--na-values", nargs="+", default=[], metavar="TEXT", help="extra strings meaning missing"
-    )
     p.add_argument("--no-scale", action="store_true", help="do not z-score numeric columns")
-    p.add_argument("--per-level", action="store_true", help=_PER_LEVEL_HELP)
+    add_reading_arguments(p)
     return p
 
 
-def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
-    """Add the ``predict`` sub-command to ``sub``."""
-    p = sub.add_parser(
-        "predict",
-        help="apply a model saved by `localselect select` to new data",
-        description=(
-            "Predict labels (classifiers) and per-sample selected features (local "
-            "selectors) for new rows, prepared as in `select`. model.skops files load only "
-            "localselect's estimators and the scikit-learn/numpy types they hold; a pickle "
-            "or joblib file can run any code and needs --trust-pickle."
-        ),
-    )
-    p.add_argument("--model", required=True, help="model.skops written by `localselect select`")
-    p.add_argument(
-        "--trust-pickle",
-        action="store_true",
-        help="load a pickle/joblib model file (it can run any code: only files you trust)",
-    )
-    p.add_argument("--input", required=True, help="CSV or Parquet file with the same columns")
-    p.add_argument("--out", default=None, help="output CSV (default: print to the terminal)")
+def add_reading_arguments(p: argparse.ArgumentParser) -> None:
+    """``--na-values`` and ``--per-level``: how ``select`` and ``predict`` read a table alike."""
     p.add_argument(
         "--na-values", nargs="+", default=[], metavar="TEXT", help="extra strings meaning missing"
     )
     p.add_argument("--per-level", action="store_true", help=_PER_LEVEL_HELP)
-    return p
 
 
 #: ``--params discretizer=NAME[:N_BINS]``: the discretizers a command line can name.
@@ -371,7 +355,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
 
         import localselect
         from localselect.cli._columns import by_column, json_records, write_tables
-        from localselect.cli._model_io import MODEL_FILE, save_model
+        from localselect.cli._model_io import MODEL_FILE, MODEL_FORMAT, save_model
         from localselect.cli._report import render_html_report
         from localselect.cli._table import (
             ThinClassesError,
@@ -505,7 +489,7 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         results.to_csv(out / "results.csv", index=False)
         written.append("results.csv")
     bundle = {
-        "format": _MODEL_FORMAT,
+        "format": MODEL_FORMAT,
         "localselect": localselect.__version__,
         "method": args.method,
         "target": args.target,
@@ -560,76 +544,6 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
     for key, value in chosen.items():
         console.print(f"{cls.__name__} chose {key} = {value}", highlight=False)
     console.print(f"wrote {', '.join(written)} to {out}", highlight=False, soft_wrap=True)
-    return 0
-
-
-# -- predict ----------------------------------------------------------------------------------
-
-
-def run_predict(args: argparse.Namespace, console: Console) -> int:
-    """Apply a saved model to new rows; write predictions and per-sample selected features."""
-    import pandas as pd
-
-    from localselect.cli._model_io import load_model
-    from localselect.cli._table import check_columns, looks_like_table, read_table
-
-    path = Path(args.model)
-    if not path.is_file():
-        raise CLIError(f"model file {str(path)!r} does not exist")
-    not_a_model = (
-        f"{str(path)!r} is not a localselect model; --model takes the model.skops that "
-        "`localselect select` writes into its --out folder"
-    )
-    if looks_like_table(path):
-        raise CLIError(f"{not_a_model} (this looks like a data table: pass it as --input)")
-    bundle = load_model(path, trust_pickle=args.trust_pickle, what=not_a_model)
-    if not isinstance(bundle, dict) or bundle.get("format") != _MODEL_FORMAT:
-        raise CLIError(f"{not_a_model} (it holds another kind of object)")
-    frame = read_table(args.input, na_values=args.na_values)
-    check_columns(frame, bundle["columns"], "feature")
-    X = frame[bundle["columns"]]
-    pipeline = bundle["pipeline"]
-    raw = bundle["method"].lower() in RAW_INPUT_METHODS
-    # Models that keep or impute missing values predict every row.
-    fills = bundle.get("missing", "drop") in {"keep", "impute"}
-    if not raw and not fills and X.isna().any(axis=None):
-        incomplete = X.isna().any(axis=1)
-        warn(
-            f"skipping {int(incomplete.sum())} row(s) with missing values "
-            f"(first: row {X.index[incomplete][0]}); the model was fitted on complete rows"
-        )
-        X = X[~incomplete]
-        if len(X) == 0:
-            raise CLIError("every row has a missing value; impute them first")
-    fitted = pipeline.named_steps["estimator"]
-    X_model = pipeline[:-1].transform(X) if len(pipeline.steps) > 1 else X
-    out = pd.DataFrame(index=X.index)
-    out.index.name = "row"
-    if bundle["classifier"]:
-        out["prediction"] = fitted.predict(X_model)
-        if hasattr(fitted, "predict_proba"):
-            proba = fitted.predict_proba(X_model)
-            for k, label in enumerate(fitted.classes_):
-                out[f"proba_{label}"] = proba[:, k]
-    masks = row_masks(fitted, X_model, len(X))
-    if masks is not None:
-        from localselect.cli._columns import column_masks, feature_columns, selected_frame
-
-        names = bundle["feature_names"]
-        owners = feature_columns(pipeline, len(names), names)
-        col_masks, columns = column_masks(masks, owners, bundle["columns"])
-        selected = selected_frame(col_masks, columns, X.index)
-        out[["n_selected", "selected"]] = selected[["n_selected", "selected"]]
-        if args.per_level:
-            levels = selected_frame(masks, names, X.index)
-            out[["n_selected_levels", "selected_levels"]] = levels[["n_selected", "selected"]]
-    if out.shape[1] == 0:
-        raise CLIError(f"the {bundle['method']} model neither predicts nor selects features")
-    if args.out:
-        out.to_csv(args.out)
-        console.print(f"wrote {len(out)} rows to {args.out}", highlight=False)
-    else:
-        console.print(out.to_csv(), end="", markup=False, highlight=False, soft_wrap=True)
     return 0
 
 

@@ -93,15 +93,18 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
 
     Examples
     --------
-    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
     >>> from localselect.evidence import StabilitySelection
     >>> from localselect.filters import FisherScore
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.repeat([0, 1], 50)
-    >>> X = np.c_[y + rng.normal(size=100), rng.normal(size=(100, 5))]
+    >>> X, y = make_classification(
+    ...     100, 6, n_informative=1, n_redundant=0, n_clusters_per_class=1,
+    ...     shuffle=False, random_state=0,
+    ... )  # feature 0 is the informative one
     >>> stab = StabilitySelection(FisherScore(n_features_to_select=1), random_state=0)
     >>> stab.fit(X, y).get_support(indices=True)
     array([0])
+    >>> stab.selection_probabilities_.round(2)
+    array([1., 0., 0., 0., 0., 0.])
     """
 
     _parameter_constraints = {
