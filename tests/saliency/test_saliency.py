@@ -44,6 +44,23 @@ def test_saliency_matches_the_loop():
     np.testing.assert_allclose(grid[1], np.median(X, axis=0))
 
 
+def test_saliency_in_small_blocks_matches_the_loop(monkeypatch):
+    # Blocks of 3 rows (the last one shorter): each block's copies are rebuilt, and
+    # every feature's replacement is undone before the next feature's.
+    from localselect.saliency import _saliency
+
+    monkeypatch.setattr(_saliency, "_BLOCK", 10)
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((17, 5))
+    y = np.arange(17) % 2
+    model = LogisticRegression().fit(X, y)
+    grid = quantile_grid(X, 3)
+    np.testing.assert_allclose(
+        saliency(model.predict_proba, X, grid), _saliency_slow(model.predict_proba, X, grid),
+        rtol=1e-12, atol=1e-15,
+    )  # fmt: skip
+
+
 def _threshold_slow(W, q, offset):
     for t in sorted({abs(w) for w in W if w != 0}):
         neg = sum(1 for w in W if w <= -t)

@@ -57,9 +57,12 @@ def saliency(
         block = X[lo : lo + step]
         b = block.shape[0]
         p = predict_proba(block)
+        Xr = np.repeat(block[None], m, axis=0)  # (m, b, d): m copies of the block
         for j in range(d):
-            Xr = np.repeat(block[None], m, axis=0)  # (m, b, d)
+            # Column j takes the grid values, then gets its own values back: the
+            # same inputs as m fresh copies, without copying (m, b, d) per feature.
             Xr[:, :, j] = grid[:, j][:, None]
             q = predict_proba(Xr.reshape(m * b, d)).reshape(m, b, -1)
+            Xr[:, :, j] = block[None, :, j]
             S[lo : lo + b, j] = 0.5 * np.abs(q - p[None]).sum(axis=2).mean(axis=0)
     return S
