@@ -13,7 +13,7 @@ from localselect.saliency._knockoffs import (
     knockoff_threshold,
     second_order_statistic,
 )
-from localselect.saliency._saliency import quantile_grid, saliency
+from localselect.saliency._saliency import mlp_saliency, model_saliency, quantile_grid, saliency
 
 
 def _saliency_slow(predict_proba, X, grid):
@@ -59,6 +59,52 @@ def test_saliency_in_small_blocks_matches_the_loop(monkeypatch):
         saliency(model.predict_proba, X, grid), _saliency_slow(model.predict_proba, X, grid),
         rtol=1e-12, atol=1e-15,
     )  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    ("hidden", "activation", "n_classes"),
+    [((100, 100), "relu", 2), ((7,), "tanh", 3), ((5, 4), "logistic", 4), ((), "relu", 3),
+     ((6,), "identity", 2)],
+)  # fmt: skip
+def test_mlp_saliency_matches_the_loop(monkeypatch, hidden, activation, n_classes):
+    # The rank-one update of the first layer against predict_proba on every changed row,
+    # in blocks of 2 rows (the last one shorter).
+    from sklearn.neural_network import MLPClassifier
+
+    from localselect.saliency import _saliency
+
+    monkeypatch.setattr(_saliency, "_BLOCK", 6)
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((30, 5))
+    X[:, 3] = 0.5  # a constant column: exactly 0
+    y = np.arange(30) % n_classes
+    model = MLPClassifier(hidden, activation=activation, max_iter=20, random_state=0).fit(X, y)
+    grid = quantile_grid(X, 3)
+    S = mlp_saliency(model, X[:7], grid)
+    np.testing.assert_allclose(
+        S, _saliency_slow(model.predict_proba, X[:7], grid), rtol=1e-10, atol=1e-15
+    )
+    assert np.all(S[:, 3] == 0)
+    np.testing.assert_array_equal(model_saliency(model, X[:7], grid), S)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_model_saliency_of_other_models_uses_predict_proba():
+    from sklearn.neural_network import MLPClassifier
+
+    class Shifted(MLPClassifier):  # a subclass may change predict_proba: not the fast path
+        def predict_proba(self, X):
+            return super().predict_proba(X + 1.0)
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((30, 3))
+    y = np.arange(30) % 2
+    model = Shifted((4,), max_iter=5, random_state=0).fit(X, y)
+    grid = quantile_grid(X, 2)
+    np.testing.assert_array_equal(
+        model_saliency(model, X, grid), saliency(model.predict_proba, X, grid)
+    )
 
 
 def _threshold_slow(W, q, offset):

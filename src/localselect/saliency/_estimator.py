@@ -30,7 +30,7 @@ from localselect.saliency._knockoffs import (
     knockoff_threshold,
     second_order_statistic,
 )
-from localselect.saliency._saliency import quantile_grid, saliency
+from localselect.saliency._saliency import model_saliency, quantile_grid, saliency
 
 __all__ = ["ConditionalSaliencySelection"]
 
@@ -218,7 +218,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
 
     def _screen(self, Xs, codes, rng, log):
         n, d = Xs.shape
-        cov = LedoitWolf().fit(Xs).covariance_ + 1e-9 * np.eye(d)
+        cov = LedoitWolf(store_precision=False).fit(Xs).covariance_ + 1e-9 * np.eye(d)
         K = gaussian_knockoffs(Xs, cov, rng)
         Y = np.eye(len(self.classes_))[codes]
         Y = Y[:, :-1] if Y.shape[1] == 2 else Y
@@ -261,7 +261,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         self.estimator_ = self._fit_model(Xk, codes, rng)
         self.grid_ = quantile_grid(Xk, self.n_quantiles)
         ref = rng.permutation(n)[: self.n_reference]
-        self.reference_saliency_ = saliency(self.estimator_.predict_proba, Xk[ref], self.grid_)
+        self.reference_saliency_ = model_saliency(self.estimator_, Xk[ref], self.grid_)
         k = min(self.n_neighbors, ref.size)
         self._nn = (
             NearestNeighbors(n_neighbors=k).fit(_profiles(self.reference_saliency_))
@@ -292,7 +292,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         return Xs[:, self._order][:, self._cols]
 
     def _pooled(self, Xs):
-        S = saliency(self.estimator_.predict_proba, Xs[:, self._cols], self.grid_)
+        S = model_saliency(self.estimator_, Xs[:, self._cols], self.grid_)
         if self._nn is None:
             return S
         idx = self._nn.kneighbors(_profiles(S), return_distance=False)
