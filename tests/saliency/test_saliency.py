@@ -31,10 +31,17 @@ def _saliency_slow(predict_proba, X, grid):
     return S
 
 
-def test_saliency_matches_the_loop():
+@pytest.mark.parametrize(("n_samples", "block"), [(40, None), (17, 10)])
+def test_saliency_matches_the_loop(monkeypatch, n_samples, block):
+    # With block=10, blocks of 3 rows (the last one shorter): each block's copies are
+    # rebuilt, and every feature's replacement is undone before the next feature's.
+    from localselect.saliency import _saliency
+
+    if block is not None:
+        monkeypatch.setattr(_saliency, "_BLOCK", block)
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((40, 4))
-    y = np.array(["a", "b", "c", "a"] * 10)
+    X = rng.standard_normal((n_samples, 4))
+    y = np.array(["a", "b", "c"])[np.arange(n_samples) % 3]
     model = LogisticRegression().fit(X, y)
     grid = quantile_grid(X, 3)
     np.testing.assert_allclose(
@@ -42,23 +49,6 @@ def test_saliency_matches_the_loop():
         rtol=1e-12, atol=1e-15,
     )  # fmt: skip
     np.testing.assert_allclose(grid[1], np.median(X, axis=0))
-
-
-def test_saliency_in_small_blocks_matches_the_loop(monkeypatch):
-    # Blocks of 3 rows (the last one shorter): each block's copies are rebuilt, and
-    # every feature's replacement is undone before the next feature's.
-    from localselect.saliency import _saliency
-
-    monkeypatch.setattr(_saliency, "_BLOCK", 10)
-    rng = np.random.default_rng(1)
-    X = rng.standard_normal((17, 5))
-    y = np.arange(17) % 2
-    model = LogisticRegression().fit(X, y)
-    grid = quantile_grid(X, 3)
-    np.testing.assert_allclose(
-        saliency(model.predict_proba, X, grid), _saliency_slow(model.predict_proba, X, grid),
-        rtol=1e-12, atol=1e-15,
-    )  # fmt: skip
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

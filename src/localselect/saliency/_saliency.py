@@ -122,15 +122,13 @@ def mlp_saliency(
     ----------
     model : MLPClassifier
         Fitted on rows like ``X``.
-    X : ndarray of shape (n_samples, n_features)
-        Rows.
-    grid : ndarray of shape (n_values, n_features)
-        Replacement values of each feature.
+    X, grid
+        As in :func:`saliency`.
 
     Returns
     -------
     S : ndarray of shape (n_samples, n_features)
-        In [0, 1].
+        As :func:`saliency` returns.
     """
     n, d = X.shape
     m = grid.shape[0]
