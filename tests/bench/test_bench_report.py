@@ -87,3 +87,16 @@ def test_readme_table_and_marked_block():
     assert replace_marked_block(new, table) == new  # idempotent
     with pytest.raises(ValueError, match="markers"):
         replace_marked_block("no markers", table)
+
+
+def test_run_list_says_when_a_run_was_restricted():
+    def row(settings):
+        table = readme_table([{"suite": "s", "settings": settings, "seconds": 1.0, "records": []}])
+        return next(line for line in table.splitlines() if line.startswith("| s |"))
+
+    assert row({"quick": False}) == "| s | full | 1.0 | 0 |"
+    assert row({"quick": True, "datasets": ["A", "B"]}) == "| s | quick, only A B | 1.0 | 0 |"
+    names = [f"D{i}" for i in range(5)]
+    assert row({"quick": False, "repeats": 2, "datasets": names}).startswith(
+        "| s | full, 2 repeats, 5 named data sets |"
+    )

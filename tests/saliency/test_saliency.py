@@ -65,6 +65,7 @@ def test_mlp_saliency_matches_the_loop(monkeypatch, hidden, activation, n_classe
     from localselect.saliency import _saliency
 
     monkeypatch.setattr(_saliency, "_BLOCK", 6)
+    monkeypatch.setattr(_saliency, "RANK_ONE_MIN_FEATURES", 5)  # model_saliency takes it
     rng = np.random.default_rng(2)
     X = rng.standard_normal((30, 5))
     X[:, 3] = 0.5  # a constant column: exactly 0
@@ -80,7 +81,7 @@ def test_mlp_saliency_matches_the_loop(monkeypatch, hidden, activation, n_classe
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_model_saliency_of_other_models_uses_predict_proba():
+def test_model_saliency_of_other_models_and_narrow_tables_uses_predict_proba():
     from sklearn.neural_network import MLPClassifier
 
     class Shifted(MLPClassifier):  # a subclass may change predict_proba: not the fast path
@@ -90,11 +91,14 @@ def test_model_saliency_of_other_models_uses_predict_proba():
     rng = np.random.default_rng(3)
     X = rng.standard_normal((30, 3))
     y = np.arange(30) % 2
-    model = Shifted((4,), max_iter=5, random_state=0).fit(X, y)
     grid = quantile_grid(X, 2)
-    np.testing.assert_array_equal(
-        model_saliency(model, X, grid), saliency(model.predict_proba, X, grid)
-    )
+    for model in (  # narrow tables keep predict_proba too (3 < RANK_ONE_MIN_FEATURES)
+        Shifted((4,), max_iter=5, random_state=0).fit(X, y),
+        MLPClassifier((4,), max_iter=5, random_state=0).fit(X, y),
+    ):
+        np.testing.assert_array_equal(
+            model_saliency(model, X, grid), saliency(model.predict_proba, X, grid)
+        )
 
 
 def _threshold_slow(W, q, offset):

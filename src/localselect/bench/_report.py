@@ -243,11 +243,17 @@ TABLE_END = "<!-- bench-table:end -->"
 
 
 def _settings_label(settings: dict[str, Any]) -> str:
-    """ "quick" or "full", with the repeats when a run changed them (``--repeats``)."""
+    """ "quick" or "full", with the repeats when a run changed them (``--repeats``) and
+    the names a run was restricted to (``--datasets``)."""
     label = "quick" if settings.get("quick") else "full"
     repeats = settings.get("repeats")
     if repeats is not None:
         label += f", {repeats} repeat" + ("s" if repeats != 1 else "")
+    names = settings.get("datasets") or []
+    if 0 < len(names) <= 3:
+        label += ", only " + " ".join(names)
+    elif names:
+        label += f", {len(names)} named data sets"
     return label
 
 
