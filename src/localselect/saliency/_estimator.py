@@ -130,7 +130,10 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     screen's false discoveries among globally null features only; a feature
     that matters elsewhere but not at a row is left out by the per-row rule,
     not by the null. Cost: one model fit, one boosted fit on ``2 d`` columns,
-    and ``n_quantiles * n_screened`` predictions per row.
+    and ``n_quantiles * n_screened`` predictions per row. With the default
+    MLP on 32 or more kept columns, each of those predictions moves the first
+    layer by a rank-one update instead of re-multiplying the row
+    (``mlp_saliency`` in ``localselect.saliency._saliency``; equal to rounding).
 
     References
     ----------
