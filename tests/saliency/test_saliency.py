@@ -77,6 +77,8 @@ def test_mlp_saliency_matches_the_loop(monkeypatch, hidden, activation, n_classe
         S, _saliency_slow(model.predict_proba, X[:7], grid), rtol=1e-10, atol=1e-15
     )
     assert np.all(S[:, 3] == 0)
+    # Bit for bit: model_saliency makes the very same call (same function, inputs, blocks),
+    # which gives the same floats on any machine.
     np.testing.assert_array_equal(model_saliency(model, X[:7], grid), S)
 
 
@@ -95,7 +97,7 @@ def test_model_saliency_of_other_models_and_narrow_tables_uses_predict_proba():
     for model in (  # narrow tables keep predict_proba too (3 < RANK_ONE_MIN_FEATURES)
         Shifted((4,), max_iter=5, random_state=0).fit(X, y),
         MLPClassifier((4,), max_iter=5, random_state=0).fit(X, y),
-    ):
+    ):  # bit for bit: the dispatch makes the very same saliency call
         np.testing.assert_array_equal(
             model_saliency(model, X, grid), saliency(model.predict_proba, X, grid)
         )
