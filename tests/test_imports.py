@@ -29,7 +29,6 @@ LAYERS = {
     # p-values, FDR and stability: above the shared infrastructure, below base (whose
     # ScoreSelectorMixin gets n_features_to_select="auto" from evidence.EvidenceMixin)
     "evidence": 0.5,
-    "_renames": 1,
     "base": 1,
     "datasets": 2,
     "filters": 2,
@@ -53,7 +52,6 @@ SHARED_PRIVATE = {
     "_magnitudes",
     "_pairwise",
     "_portable",
-    "_renames",
     "_runtime",
     "_typing",
 }

@@ -1,10 +1,14 @@
-"""Renamed parameters and attributes (docs/glossary.md): old names warn and still work."""
+"""Names renamed before the first release (docs/glossary.md) are gone, not aliased.
+
+The new names are the only names: an old parameter name is an unexpected
+keyword (and an invalid ``set_params`` key), and the old fitted attribute names
+do not exist after ``fit``.
+"""
 
 from __future__ import annotations
 
-import copy
+import inspect
 
-import numpy as np
 import pytest
 from sklearn.base import clone
 
@@ -16,71 +20,44 @@ from localselect import (
     IRelief,
     LocalFeatureSelection,
 )
-from localselect.utils import fast_params
+from localselect.utils import all_estimators, fast_params
 from localselect.utils.estimator_checks import make_check_data
 
 X, Y = make_check_data(n_samples=40, n_features=5)
 
-
-def _fitted_arrays(est):
-    return {k: v for k, v in vars(est).items() if k.endswith("_") and isinstance(v, np.ndarray)}
-
-
-def _same_fit(old, new):
-    a, b = _fitted_arrays(old), _fitted_arrays(new)
-    assert a.keys() == b.keys() and a
-    for key in a:
-        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
-
-
-#: (estimator, old parameter, new parameter, value, other constructor arguments)
-PARAMETERS = [
-    (IRelief, "n_neighbors", "n_candidates", 5, {"max_iter": 3}),
-    (IM4E, "n_neighbors", "n_candidates", 5, {"max_iter": 3}),
-    (Immigrate, "n_neighbors", "n_candidates", 5, {"max_iter": 3}),
-    (BoostedImmigrate, "n_neighbors", "n_candidates", 5, {"n_estimators": 2, "max_iter": 2}),
-    (LocalFeatureSelection, "alpha", "max_features", 2, {"n_beta": 4, "max_iter": 1}),
-    (LocalFeatureSelection, "gamma", "impurity", 0.3, {"max_features": 2, "n_beta": 4}),
-    (LocalFeatureSelection, "tau", "max_iter", 1, {"max_features": 2, "n_beta": 4}),
-    (
-        GPLocalFeatureSelection,
-        "gamma",
-        "threshold",
-        1.5,
-        fast_params("GPLocalFeatureSelection", "check"),
-    ),
+#: (estimator, old parameter name, the name that replaced it, a valid value)
+OLD_PARAMETERS = [
+    (IRelief, "n_neighbors", "n_candidates", 5),
+    (IM4E, "n_neighbors", "n_candidates", 5),
+    (Immigrate, "n_neighbors", "n_candidates", 5),
+    (BoostedImmigrate, "n_neighbors", "n_candidates", 5),
+    (LocalFeatureSelection, "alpha", "max_features", 2),
+    (LocalFeatureSelection, "gamma", "impurity", 0.3),
+    (LocalFeatureSelection, "tau", "max_iter", 1),
+    (GPLocalFeatureSelection, "gamma", "threshold", 1.5),
 ]
+IDS = [f"{p[0].__name__}-{p[1]}" for p in OLD_PARAMETERS]
 
 
-@pytest.mark.parametrize(
-    ("cls", "old", "new", "value", "kw"),
-    PARAMETERS,
-    ids=[f"{p[0].__name__}-{p[1]}" for p in PARAMETERS],
-)
-def test_old_parameter_name_warns_and_fits_as_the_new_one(cls, old, new, value, kw):
-    with pytest.warns(
-        FutureWarning, match=rf"{cls.__name__}: parameter '{old}' was renamed to '{new}'"
-    ):
-        old_fit = cls(**kw, **{old: value}).fit(X, Y)
-    new_fit = cls(**kw, **{new: value}).fit(X, Y)
-    _same_fit(old_fit, new_fit)
-    # The old name is a real parameter until it is removed: clone keeps it.
-    assert clone(cls(**{old: value})).get_params()[old] == value
+@pytest.mark.parametrize(("cls", "old", "new", "value"), OLD_PARAMETERS, ids=IDS)
+def test_an_old_parameter_name_is_an_unexpected_keyword(cls, old, new, value):
+    cls(**{new: value})  # the new name takes the same value
+    with pytest.raises(TypeError, match=rf"unexpected keyword argument '{old}'"):
+        cls(**{old: value})
+    with pytest.raises(ValueError, match=rf"Invalid parameter '{old}'"):
+        cls().set_params(**{old: value})
+    assert old not in cls().get_params()
+    assert old not in cls._parameter_constraints
 
 
-@pytest.mark.parametrize(
-    ("cls", "old", "new", "value", "kw"),
-    PARAMETERS,
-    ids=[f"{p[0].__name__}-{p[1]}" for p in PARAMETERS],
-)
-def test_old_and_new_name_together_are_refused(cls, old, new, value, kw):
-    other = {int: 3, float: 0.7}[type(value)]
-    est = cls(**{**kw, new: other, old: value})
-    with pytest.raises(ValueError, match=rf"got both {old}=.* and {new}=.*pass {new} only"):
-        est.fit(X, Y)
+def test_no_signature_has_a_deprecated_sentinel():
+    for name, cls in all_estimators():
+        for param in inspect.signature(cls.__init__).parameters.values():
+            assert param.default != "deprecated", f"{name}({param.name}=...)"
 
 
-ATTRIBUTES = [
+#: (estimator, old fitted attribute name, the name that replaced it)
+OLD_ATTRIBUTES = [
     (IRelief(max_iter=3, n_candidates=5), "n_neighbors_", "n_candidates_"),
     (IM4E(max_iter=3, n_candidates=5), "n_neighbors_", "n_candidates_"),
     (Immigrate(max_iter=3, n_candidates=5), "n_neighbors_", "n_candidates_"),
@@ -97,22 +74,15 @@ ATTRIBUTES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("est", "old", "new"), ATTRIBUTES, ids=[f"{type(a[0]).__name__}-{a[1]}" for a in ATTRIBUTES]
-)
-def test_old_attribute_name_warns_and_reads_the_new_one(est, old, new):
-    assert not hasattr(clone(est), old)  # unfitted: neither name exists
-    fitted = clone(est).fit(X, Y)
-    with pytest.warns(FutureWarning, match=rf"attribute '{old}' was renamed to '{new}'"):
-        value = getattr(fitted, old)
-    assert value == getattr(fitted, new)
-
-
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.filterwarnings("ignore:GPLocalFeatureSelection. the local subspaces scored")
-def test_gp_threshold_set_after_fit_acts_on_queries_by_either_name():
-    params = {**fast_params("GPLocalFeatureSelection", "check"), "null_quantile": None}
-    est = GPLocalFeatureSelection(threshold=3.0, **params).fit(X, Y)
-    by_new = copy.deepcopy(est).set_params(threshold=-5.0).get_local_support(X)
-    by_old = copy.deepcopy(est).set_params(threshold="auto", gamma=-5.0).get_local_support(X)
-    np.testing.assert_array_equal(by_old, by_new)
-    assert not np.array_equal(by_new, est.get_local_support(X))
+@pytest.mark.parametrize(
+    ("est", "old", "new"),
+    OLD_ATTRIBUTES,
+    ids=[f"{type(a[0]).__name__}-{a[1]}" for a in OLD_ATTRIBUTES],
+)
+def test_an_old_fitted_attribute_name_does_not_exist(est, old, new):
+    fitted = clone(est).fit(X, Y)
+    assert hasattr(fitted, new)
+    assert not hasattr(fitted, old)
+    assert not hasattr(type(fitted), old)  # no alias property either

@@ -2,8 +2,8 @@
 LFS: test error and subset size against alpha
 =============================================
 
-``alpha`` bounds the number of features each region may select (the
-constraint ``1 <= sum(f) <= alpha`` of LP (9)). The LFS paper picks it by
+``max_features`` (the paper's ``alpha``) bounds the number of features each
+region may select (the constraint ``1 <= sum(f) <= alpha`` of LP (9)). The LFS paper picks it by
 cross-validation and shows the error and the mean subset size against it
 (Figs. 6 and 7). This example does the same on the paper's synthetic design
 with few samples, so it runs in seconds.
@@ -32,10 +32,10 @@ print("test error:", np.round(errors, 3))
 print("mean subset size:", np.round(sizes, 2))
 
 # %%
-# With ``alpha=1`` a region whose classes differ in both relevant features can
-# use only one of them; from ``alpha=2`` the error is low and flat while the
-# subsets keep growing slowly (the LP may take a noise feature when it helps a
-# region's margin), the shape of the paper's curves on its synthetic data.
+# With ``max_features=1`` a region whose classes differ in both relevant features
+# can use only one of them; from ``max_features=2`` the error is low and flat
+# while the subsets keep growing slowly (the LP may take a noise feature when it
+# helps a region's margin), the shape of the paper's curves on its synthetic data.
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
 plot_error_vs_alpha(alphas, errors, ax=axes[0], title="test error (Fig. 6)")
 plot_cardinality_vs_alpha(alphas, sizes, ax=axes[1], title="mean subset size (Fig. 7)")

@@ -8,7 +8,6 @@ scikit-learn upgrade that moves one of these names breaks in a single place.
 from sklearn.base import _fit_context as fit_context
 from sklearn.utils._param_validation import (
     HasMethods,
-    Hidden,
     Interval,
     RealNotInt,
     StrOptions,
@@ -18,7 +17,6 @@ from sklearn.utils.validation import _check_feature_names_in as check_feature_na
 
 __all__ = [
     "HasMethods",
-    "Hidden",
     "Interval",
     "RealNotInt",
     "StrOptions",

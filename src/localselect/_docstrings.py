@@ -36,13 +36,6 @@ X : ndarray of shape (n_samples, n_features)
     Training data.
 y : array-like of shape (n_samples,)
     Labels.""",
-    "n_neighbors_deprecated": """\
-n_neighbors : int, "auto" or None, default="deprecated"
-    Old name of ``n_candidates``.
-
-    .. deprecated:: 0.1.0
-       Renamed ``n_candidates`` (one name, one meaning: ``n_neighbors`` is a
-       model's K elsewhere); ``n_neighbors`` is removed in 0.2.0.""",
     "n_candidates_vector": """\
 n_candidates : int, "auto" or None, default="auto"
     Neighbour truncation: each sample's softmax runs over its

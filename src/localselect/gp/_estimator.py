@@ -15,7 +15,6 @@ from threadpoolctl import threadpool_limits
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._pairwise import row_chunks
-from localselect._renames import deprecated_option, renamed_attribute, renamed_parameter
 from localselect._runtime import map_tasks
 from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
 from localselect.gp._fitsteps import algorithm1, validate_subspaces
@@ -158,12 +157,6 @@ class GPLocalFeatureSelection(
     verbose : int, default=0
         1 logs stages at INFO, 2 also logs iterations at DEBUG, to the logger
         ``localselect.gp._estimator``.
-    gamma : float or "auto", default="deprecated"
-        Old name of ``threshold``.
-
-        .. deprecated:: 0.1.0
-           Renamed ``threshold`` (``gamma`` means a kernel coefficient in
-           scikit-learn and an impurity level in LFS); removed in 0.2.0.
 
     Attributes
     ----------
@@ -332,9 +325,6 @@ class GPLocalFeatureSelection(
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "threshold": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
-        "gamma": deprecated_option(
-            [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})]
-        ),
         "threshold_over": [StrOptions(set(THRESHOLD_OVER))],
         "reference_mean": [Interval(Real, None, None, closed="neither")],
         "reference_std": [Interval(Real, 0, None, closed="neither")],
@@ -358,8 +348,6 @@ class GPLocalFeatureSelection(
 
     _min_class_size = 2
     _class_size_reason = "the same-class term of eq. (3)"
-
-    gamma_ = renamed_attribute("gamma_", "threshold_")
 
     def __init__(
         self,
@@ -385,7 +373,6 @@ class GPLocalFeatureSelection(
         random_state=None,
         n_jobs=None,
         verbose=0,
-        gamma="deprecated",
     ):
         self.n_neighbors = n_neighbors
         self.threshold = threshold
@@ -408,7 +395,6 @@ class GPLocalFeatureSelection(
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
-        self.gamma = gamma
 
     # ------------------------------------------------------------------ fit
     def _log(self, level: int, msg: str, *args) -> None:
@@ -676,7 +662,7 @@ class GPLocalFeatureSelection(
 
 
 def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
-    threshold = renamed_parameter(est, "gamma", "threshold", warn=False)
+    threshold = est.threshold
     if est.all_features_ and isinstance(threshold, str):
         # The safety net acts for threshold="auto" only (set_params(threshold=2.0) after
         # fit asks for that threshold's subspaces).

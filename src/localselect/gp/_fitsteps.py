@@ -19,7 +19,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 from localselect._pairwise import row_chunks
-from localselect._renames import renamed_parameter
 from localselect.gp._multigp import fit_hyperparameters, fit_posterior, greedy_max_variance
 from localselect.gp._scores import gaussian_kl, raw_discriminative_scores, scale_scores
 from localselect.gp._subspace import subspace_path
@@ -213,7 +212,7 @@ def validate_subspaces(est, Xs, rng, folds, fold_labels, fold_raw) -> None:
     n_splits = len(folds)
     chosen = np.zeros(n, dtype=bool)
     chosen[rng.choice(n, min(n, _MAX_VALIDATION), replace=False)] = True
-    threshold = renamed_parameter(est, "gamma", "threshold")
+    threshold = est.threshold
     auto = isinstance(threshold, str)
     gammas = np.array(GAMMA_GRID if auto else (float(threshold),))
     grid = N_NEIGHBORS_GRID if est.n_neighbors == "auto" else (est.n_neighbors,)

@@ -12,7 +12,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
-from localselect._renames import deprecated_option, renamed_parameter
 from localselect._runtime import ensure_compiled
 from localselect.base import LabelledFitMixin, LocalSelectorMixin
 from localselect.lfs._decide import prediction_regions, query_subsets, similarities
@@ -100,21 +99,6 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         iterations and the progress of fits past 2 s (representatives done,
         elapsed, remaining) at INFO, 2 adds per-iteration statistics at DEBUG.
         The command line shows the same progress as a bar.
-    alpha : int, default="deprecated"
-        Old name of ``max_features``.
-
-        .. deprecated:: 0.1.0
-           Renamed ``max_features``; ``alpha`` is removed in 0.2.0.
-    gamma : float, default="deprecated"
-        Old name of ``impurity``.
-
-        .. deprecated:: 0.1.0
-           Renamed ``impurity``; ``gamma`` is removed in 0.2.0.
-    tau : int, default="deprecated"
-        Old name of ``max_iter``.
-
-        .. deprecated:: 0.1.0
-           Renamed ``max_iter``; ``tau`` is removed in 0.2.0.
 
     Attributes
     ----------
@@ -244,9 +228,6 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         "max_features": [Interval(Integral, 1, None, closed="left")],
         "impurity": [Interval(Real, 0, 1, closed="both")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "alpha": deprecated_option([Interval(Integral, 1, None, closed="left")]),
-        "gamma": deprecated_option([Interval(Real, 0, 1, closed="both")]),
-        "tau": deprecated_option([Interval(Integral, 1, None, closed="left")]),
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "n_beta": [Interval(Integral, 1, None, closed="left")],
         "rounding": [StrOptions({"exact", "random"})],
@@ -274,9 +255,6 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         random_state=None,
         n_jobs=None,
         verbose=0,
-        alpha="deprecated",
-        gamma="deprecated",
-        tau="deprecated",
     ):
         self.max_features = max_features
         self.impurity = impurity
@@ -289,16 +267,11 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
-        self.alpha = alpha
-        self.gamma = gamma
-        self.tau = tau
 
     def _fit(self, X, y_enc, log):
         # Algorithm 1: a feature subset for every training sample
         n, m = X.shape
-        max_features = renamed_parameter(self, "alpha", "max_features")
-        impurity = renamed_parameter(self, "gamma", "impurity")
-        max_iter = renamed_parameter(self, "tau", "max_iter")
+        max_features, impurity, max_iter = self.max_features, self.impurity, self.max_iter
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, 2**31 - 1, size=(max_iter, n)).astype(np.int64)
         self.n_candidates_ = _resolve_candidates(self.n_candidates, n)

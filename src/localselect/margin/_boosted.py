@@ -14,14 +14,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
-from localselect._renames import deprecated_option
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
-from localselect.margin._common import (
-    CANDIDATES_CONSTRAINT,
-    NEED_HITS,
-    CandidatesMixin,
-    n_candidates,
-)
+from localselect.margin._common import CANDIDATES_CONSTRAINT, NEED_HITS
 from localselect.margin._immigrate import Immigrate, resolve_prescreen, with_fit_result
 from localselect.margin._pairs import AllPairs, resolve_pairs
 from localselect.margin._solvers import im4e, immigrate_fit, prescreen_mask
@@ -32,9 +26,7 @@ logger = logging.getLogger(__name__)
 
 
 @fill_doc
-class BoostedImmigrate(
-    CandidatesMixin, LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator
-):
+class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
     """Boosted IMMIGRATE (BIM): AdaBoost with IMMIGRATE as the weak learner.
 
     Algorithm 3 of Zhao, Hong and Liu: round ``t`` fits IMMIGRATE on the
@@ -89,7 +81,6 @@ class BoostedImmigrate(
     verbose : int, default=0
         1 logs each round and the progress of fits past 2 s (INFO) to
         ``logging.getLogger("localselect.margin")``.
-    %(n_neighbors_deprecated)s
 
     Attributes
     ----------
@@ -179,7 +170,6 @@ class BoostedImmigrate(
             None,
         ],
         "n_candidates": CANDIDATES_CONSTRAINT,
-        "n_neighbors": deprecated_option(CANDIDATES_CONSTRAINT),
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -203,7 +193,6 @@ class BoostedImmigrate(
         random_state=None,
         n_jobs=None,
         verbose=0,
-        n_neighbors="deprecated",
     ):
         self.n_estimators = n_estimators
         self.sigma_max = sigma_max
@@ -217,7 +206,6 @@ class BoostedImmigrate(
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
-        self.n_neighbors = n_neighbors
 
     def _fit(self, X, codes, log):
         # Algorithm 3
@@ -239,7 +227,7 @@ class BoostedImmigrate(
         if prescreen is not None:
             keep = prescreen_mask(im4e_weights, prescreen, max_features=max_features)
         Xk = X[:, keep]
-        k_param = n_candidates(self)
+        k_param = self.n_candidates
         pairs = resolve_pairs(
             Xk,
             codes,

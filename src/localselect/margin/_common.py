@@ -12,7 +12,6 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
 
 from localselect._compat import Interval, StrOptions
-from localselect._renames import deprecated_option, renamed_attribute, renamed_parameter
 from localselect._runtime import Reporter
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin
 from localselect.margin._kernels import VectorResult
@@ -36,25 +35,13 @@ CANDIDATES_CONSTRAINT: list = [
 ]
 
 #: ... and of the softmax-margin solvers (I-RELIEF, IM4E, IMMIGRATE): temperature,
-#: truncation (``n_neighbors`` its old name), threads.
+#: truncation, threads.
 SOFTMAX_CONSTRAINTS: dict = {
     **ITERATION_CONSTRAINTS,
     "sigma": [Interval(Real, 0, None, closed="neither")],
     "n_candidates": CANDIDATES_CONSTRAINT,
-    "n_neighbors": deprecated_option(CANDIDATES_CONSTRAINT),
     "n_jobs": [Integral, None],
 }
-
-
-def n_candidates(estimator: Any) -> int | str | None:
-    """The estimator's ``n_candidates`` (or, with a ``FutureWarning``, its old ``n_neighbors``)."""
-    return renamed_parameter(estimator, "n_neighbors", "n_candidates")
-
-
-class CandidatesMixin:
-    """The deprecated alias ``n_neighbors_`` of ``n_candidates_`` (the margin family)."""
-
-    n_neighbors_ = renamed_attribute("n_neighbors_", "n_candidates_")
 
 
 def iteration_callback(
@@ -120,7 +107,7 @@ class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator
         return tags
 
 
-class _SoftmaxMarginSelector(CandidatesMixin, _FeatureWeightSelector):
+class _SoftmaxMarginSelector(_FeatureWeightSelector):
     """IM4E and I-RELIEF: a softmax-margin kernel over all pairs or the kept neighbours.
 
     The pair source (every pair, or the neighbour truncation ``n_candidates``)
@@ -142,7 +129,7 @@ class _SoftmaxMarginSelector(CandidatesMixin, _FeatureWeightSelector):
         pairs = resolve_pairs(
             X,
             codes,
-            n_candidates(self),
+            self.n_candidates,
             method=type(self).__name__,
             budget=1e8,
             power=1,

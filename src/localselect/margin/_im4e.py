@@ -45,7 +45,6 @@ class IM4E(_SoftmaxMarginSelector):
         ``logging.getLogger("localselect.margin")``.
     callback : callable, default=None
         Called as ``callback(iteration, cost)`` after each iteration.
-    %(n_neighbors_deprecated)s
 
     Attributes
     ----------
@@ -115,7 +114,6 @@ class IM4E(_SoftmaxMarginSelector):
         n_jobs=None,
         verbose=0,
         callback=None,
-        n_neighbors="deprecated",
     ):
         self.sigma = sigma
         self.max_iter = max_iter
@@ -126,4 +124,3 @@ class IM4E(_SoftmaxMarginSelector):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
-        self.n_neighbors = n_neighbors

@@ -15,13 +15,7 @@ from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin, top_k_support
-from localselect.margin._common import (
-    NEED_HITS,
-    SOFTMAX_CONSTRAINTS,
-    CandidatesMixin,
-    iterations,
-    n_candidates,
-)
+from localselect.margin._common import NEED_HITS, SOFTMAX_CONSTRAINTS, iterations
 from localselect.margin._solvers import ImmigrateFit, immigrate_fit
 
 __all__ = ["DENSE_MAX_FEATURES", "Immigrate", "resolve_prescreen", "with_fit_result"]
@@ -44,9 +38,7 @@ def resolve_prescreen(prescreen, n_features: int) -> tuple[float | str | None, i
 
 
 @fill_doc
-class Immigrate(
-    CandidatesMixin, LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator
-):
+class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstimator):
     """IMMIGRATE feature and interaction weights, and its margin classifier.
 
     Learns a symmetric, element-wise non-negative matrix ``W`` with
@@ -119,7 +111,6 @@ class Immigrate(
         ``logging.getLogger("localselect.margin")``.
     callback : callable, default=None
         Called as ``callback(iteration, cost)`` after each iteration.
-    %(n_neighbors_deprecated)s
 
     Attributes
     ----------
@@ -285,7 +276,6 @@ class Immigrate(
         n_jobs=None,
         verbose=0,
         callback=None,
-        n_neighbors="deprecated",
     ):
         self.sigma = sigma
         self.max_iter = max_iter
@@ -301,7 +291,6 @@ class Immigrate(
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
-        self.n_neighbors = n_neighbors
 
     def _fit(self, X, codes, log):
         # Algorithm 2 on the (pre-screened) features
@@ -317,7 +306,7 @@ class Immigrate(
                 init=self.init,
                 prescreen=prescreen,
                 max_features=max_features,
-                n_candidates=n_candidates(self),
+                n_candidates=self.n_candidates,
                 nonnegative=self.nonnegative,
                 prune=self.prune,
                 max_iter=self.max_iter,

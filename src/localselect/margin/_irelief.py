@@ -42,7 +42,6 @@ class IRelief(_SoftmaxMarginSelector):
         ``logging.getLogger("localselect.margin")``.
     callback : callable, default=None
         Called as ``callback(iteration, change_of_w)`` after each iteration.
-    %(n_neighbors_deprecated)s
 
     Attributes
     ----------
@@ -104,7 +103,6 @@ class IRelief(_SoftmaxMarginSelector):
         n_jobs=None,
         verbose=0,
         callback=None,
-        n_neighbors="deprecated",
     ):
         self.sigma = sigma
         self.max_iter = max_iter
@@ -115,4 +113,3 @@ class IRelief(_SoftmaxMarginSelector):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
-        self.n_neighbors = n_neighbors
