@@ -1,4 +1,4 @@
-"""Model files: skops with a trusted-type list, pickle only with --trust-pickle."""
+"""Model files: skops with a trusted-type list, never a pickle."""
 
 from __future__ import annotations
 
@@ -69,21 +69,24 @@ def test_a_skops_file_with_an_untrusted_type_is_refused_and_nothing_runs(tmp_pat
 
 
 @pytest.mark.parametrize("name", ["model.joblib", "model.pkl"])
-def test_a_pickle_needs_trust_pickle_and_nothing_runs_without(tmp_path, rows, capsys, name):
+def test_a_pickle_is_refused_and_nothing_runs(tmp_path, rows, capsys, name):
     marker = tmp_path / "ran.txt"
     path = tmp_path / name
     path.write_bytes(pickle.dumps(PickleBoom(marker)))
     _one_line_error(
         capsys, ["predict", "--model", str(path), "--input", str(rows)],
-        "not a skops model file", "--trust-pickle",
+        "not a skops model file", "never loads a pickle",
     )  # fmt: skip
     assert not marker.exists()
-    # With the flag the user takes responsibility: the pickle loads (and here runs).
-    _one_line_error(
-        capsys, ["predict", "--model", str(path), "--input", str(rows), "--trust-pickle"],
-        "is not a localselect model",
-    )  # fmt: skip
+    # The file really runs code when unpickled: the refusal is what stopped it.
+    with open(path, "rb") as f:
+        pickle.load(f).close()
     assert marker.exists()
+    # No flag loads it anyway: --trust-pickle is not an option of predict.
+    marker.unlink()
+    with pytest.raises(SystemExit):
+        main(["predict", "--model", str(path), "--input", str(rows), "--trust-pickle"])
+    assert not marker.exists()
 
 
 def _outputs(est, X):

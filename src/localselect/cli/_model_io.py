@@ -1,4 +1,4 @@
-"""Model files of ``localselect select`` and ``predict``: skops, never pickle unless trusted.
+"""Model files of ``localselect select`` and ``predict``: skops, never pickle.
 
 ``select`` saves its bundle (a dict: the fitted preparation and estimator, the
 columns, the method) with :func:`skops.io.dump` as ``model.skops``. ``predict``
@@ -6,8 +6,8 @@ reads the file's list of types first (:func:`skops.io.get_untrusted_types`,
 which runs nothing) and loads it only when every type is in
 :func:`trusted_types`: localselect's estimators and the scikit-learn and numpy
 types they hold. Anything else is refused with one line naming the type, before
-any object is built. A pickle or joblib file (``model.joblib`` of localselect
-0.1) can run any code when loaded, so it needs ``--trust-pickle``.
+any object is built. A pickle or joblib file, which can run any code when
+loaded, is refused.
 """
 
 from __future__ import annotations
@@ -90,15 +90,13 @@ def save_model(bundle: dict[str, Any], path: Path) -> None:
     sio.dump(bundle, path)
 
 
-def load_model(path: Path, *, trust_pickle: bool = False, what: str = "") -> Any:
-    """Read a model file written by :func:`save_model` (or a pickle, when trusted).
+def load_model(path: Path, *, what: str = "") -> Any:
+    """Read a model file written by :func:`save_model`.
 
     Parameters
     ----------
     path : Path
-        ``model.skops``; a pickle/joblib file only with ``trust_pickle``.
-    trust_pickle : bool, default=False
-        Load a pickle or joblib file, which can run any code while it loads.
+        ``model.skops``.
     what : str, default=""
         The reason a file that is not a model is rejected (prefix of the message).
 
@@ -106,21 +104,15 @@ def load_model(path: Path, *, trust_pickle: bool = False, what: str = "") -> Any
     ------
     CLIError
         The file holds a type outside :func:`trusted_types` (named; nothing was
-        built), is a pickle without ``trust_pickle``, or cannot be read.
+        built), is not a skops file (a pickle or joblib file is never loaded), or
+        cannot be read.
     """
     if not zipfile.is_zipfile(path):
-        if not trust_pickle:
-            raise CLIError(
-                f"{str(path)!r} is not a skops model file; a pickle or joblib file can run "
-                "any code when loaded: pass --trust-pickle only if you trust who made it, "
-                "or re-run `localselect select` to write model.skops"
-            )
-        import joblib
-
-        try:
-            return joblib.load(path)
-        except Exception as exc:
-            raise CLIError(f"{what} (joblib cannot read it: {type(exc).__name__})") from exc
+        raise CLIError(
+            f"{str(path)!r} is not a skops model file; localselect never loads a pickle or "
+            "joblib file (it can run any code when loaded): re-run `localselect select` "
+            "to write model.skops"
+        )
     import skops.io as sio
 
     try:

@@ -31,15 +31,10 @@ def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
             "Predict labels (classifiers) and per-sample selected features (local "
             "selectors) for new rows, prepared as in `select`. model.skops files load only "
             "localselect's estimators and the scikit-learn/numpy types they hold; a pickle "
-            "or joblib file can run any code and needs --trust-pickle."
+            "or joblib file, which can run any code, is refused."
         ),
     )
     p.add_argument("--model", required=True, help="model.skops written by `localselect select`")
-    p.add_argument(
-        "--trust-pickle",
-        action="store_true",
-        help="load a pickle/joblib model file (it can run any code: only files you trust)",
-    )
     p.add_argument("--input", required=True, help="CSV or Parquet file with the same columns")
     p.add_argument("--out", default=None, help="output CSV (default: print to the terminal)")
     add_reading_arguments(p)
@@ -62,7 +57,7 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
     )
     if looks_like_table(path):
         raise CLIError(f"{not_a_model} (this looks like a data table: pass it as --input)")
-    bundle = load_model(path, trust_pickle=args.trust_pickle, what=not_a_model)
+    bundle = load_model(path, what=not_a_model)
     if not isinstance(bundle, dict) or bundle.get("format") != MODEL_FORMAT:
         raise CLIError(f"{not_a_model} (it holds another kind of object)")
     frame = read_table(args.input, na_values=args.na_values)

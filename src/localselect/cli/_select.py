@@ -100,7 +100,6 @@ OUTPUT_FILES = (
     "importances_per_level.csv",
     "results.csv",
     "model.skops",
-    "model.joblib",
     "report.html",
 )
 
@@ -545,12 +544,3 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         console.print(f"{cls.__name__} chose {key} = {value}", highlight=False)
     console.print(f"wrote {', '.join(written)} to {out}", highlight=False, soft_wrap=True)
     return 0
-
-
-def __getattr__(name: str) -> Any:
-    # model.joblib files written before the CLI split pickle _select._AsText.
-    if name == "_AsText":
-        from localselect.cli._table import _AsText
-
-        return _AsText
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
