@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -11,12 +9,10 @@ from sklearn.base import clone
 from localselect import (
     IM4E,
     BoostedImmigrate,
-    GPLocalFeatureSelection,
     Immigrate,
     IRelief,
     LocalFeatureSelection,
 )
-from localselect.utils import fast_params
 from localselect.utils.estimator_checks import make_check_data
 
 X, Y = make_check_data(n_samples=40, n_features=5)
@@ -42,13 +38,6 @@ PARAMETERS = [
     (LocalFeatureSelection, "alpha", "max_features", 2, {"n_beta": 4, "max_iter": 1}),
     (LocalFeatureSelection, "gamma", "impurity", 0.3, {"max_features": 2, "n_beta": 4}),
     (LocalFeatureSelection, "tau", "max_iter", 1, {"max_features": 2, "n_beta": 4}),
-    (
-        GPLocalFeatureSelection,
-        "gamma",
-        "threshold",
-        1.5,
-        fast_params("GPLocalFeatureSelection", "check"),
-    ),
 ]
 
 
@@ -89,11 +78,6 @@ ATTRIBUTES = [
         "n_neighbors_",
         "n_candidates_",
     ),
-    (
-        GPLocalFeatureSelection(**fast_params("GPLocalFeatureSelection", "check")),
-        "gamma_",
-        "threshold_",
-    ),
 ]
 
 
@@ -106,13 +90,3 @@ def test_old_attribute_name_warns_and_reads_the_new_one(est, old, new):
     with pytest.warns(FutureWarning, match=rf"attribute '{old}' was renamed to '{new}'"):
         value = getattr(fitted, old)
     assert value == getattr(fitted, new)
-
-
-@pytest.mark.filterwarnings("ignore:GPLocalFeatureSelection. the local subspaces scored")
-def test_gp_threshold_set_after_fit_acts_on_queries_by_either_name():
-    params = {**fast_params("GPLocalFeatureSelection", "check"), "null_quantile": None}
-    est = GPLocalFeatureSelection(threshold=3.0, **params).fit(X, Y)
-    by_new = copy.deepcopy(est).set_params(threshold=-5.0).get_local_support(X)
-    by_old = copy.deepcopy(est).set_params(threshold="auto", gamma=-5.0).get_local_support(X)
-    np.testing.assert_array_equal(by_old, by_new)
-    assert not np.array_equal(by_new, est.get_local_support(X))
