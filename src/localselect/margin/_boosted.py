@@ -109,7 +109,10 @@ class BoostedImmigrate(
         Seeds the random initial matrices (``init="random"``); one seed per
         round is drawn up front.
     n_jobs : int, default=None
-        Threads over row blocks inside each round (rounds are sequential).
+        Threads over row blocks of the exact method's pairwise work inside
+        each round (rounds are sequential) and of the IM4E pre-screen. With
+        neighbour truncation (``n_candidates``) the rounds and ``predict``
+        run in one thread and ``n_jobs`` reaches only the neighbour search.
         Results do not depend on it.
     verbose : int, default=0
         1 logs each round and the progress of fits past 2 s (INFO) to
