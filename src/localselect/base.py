@@ -572,8 +572,9 @@ def local_relevance(estimator, X):
 class LabelledFitMixin:
     """One ``fit(X, y)`` for the estimators trained on class labels.
 
-    ``fit`` validates ``X`` (float64; finite unless the estimator's tags allow
-    NaN; sets ``n_features_in_`` and ``feature_names_in_``) and ``y``, checks the target with
+    ``fit`` validates ``X`` (float64, or as given when the estimator's tags
+    accept strings; finite unless its tags allow NaN; sets ``n_features_in_``
+    and ``feature_names_in_``) and ``y``, checks the target with
     :func:`check_classification_data` (``_min_class_size`` samples per class,
     for the reason ``_class_size_reason``), sets ``classes_`` and calls the
     subclass's ``_fit(X, codes, log)`` with the integer class codes and the
@@ -596,8 +597,11 @@ class LabelledFitMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data, finite; the distance-based methods expect
-            standardised features, as their papers use.
+            Training data: numbers, finite unless the estimator accepts missing
+            values (NaN), or discrete values of any type for an estimator
+            that accepts strings and categories (see its Parameters); the
+            distance-based methods expect standardised features, as their
+            papers use.
         y : array-like of shape (n_samples,)
             Class labels of any type (at least 2 classes; see the estimator for
             the samples each class needs).
@@ -607,9 +611,13 @@ class LabelledFitMixin:
         self : object
             The fitted estimator.
         """
-        allow_nan = self.__sklearn_tags__().input_tags.allow_nan
+        input_tags = self.__sklearn_tags__().input_tags
         X, y = validate_data(
-            self, X, y, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True
+            self,
+            X,
+            y,
+            dtype=None if input_tags.string else np.float64,
+            ensure_all_finite="allow-nan" if input_tags.allow_nan else True,
         )
         check_magnitudes(self, X)
         self.classes_, codes = check_classification_data(

@@ -270,7 +270,7 @@ def test_init_hyperparameters_are_the_start(problem):
 
 
 def test_auto_gamma_comes_from_the_inner_validation(fitted):
-    from localselect.gp._fitsteps import GAMMA_GRID
+    from localselect.gp._inner_cv import GAMMA_GRID
 
     v = fitted.validation_scores_
     assert fitted.threshold_ in GAMMA_GRID and not fitted.all_features_
@@ -292,7 +292,7 @@ def test_safety_net_warns_and_falls_back_to_all_features(monkeypatch):
         est = GPLocalFeatureSelection(threshold=4.0, null_quantile=None, random_state=0).fit(X, y)
     v = est.validation_scores_
     assert v["all_features"] > v["subspaces"][0] and not est.all_features_
-    monkeypatch.setattr("localselect.gp._fitsteps.GAMMA_GRID", (4.0,))
+    monkeypatch.setattr("localselect.gp._inner_cv.GAMMA_GRID", (4.0,))
     with pytest.warns(UserWarning, match="queries use all features"):
         est = GPLocalFeatureSelection(fallback=True, random_state=0).fit(X, y)
     assert est.all_features_ and est.get_local_support(X[:5]).all()
@@ -360,7 +360,7 @@ def test_fixed_gamma_after_a_fallback_uses_its_subspaces(monkeypatch):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(150, 6))
     y = (X.sum(axis=1) > 0).astype(int)
-    monkeypatch.setattr("localselect.gp._fitsteps.GAMMA_GRID", (4.0,))
+    monkeypatch.setattr("localselect.gp._inner_cv.GAMMA_GRID", (4.0,))
     with pytest.warns(UserWarning, match="queries use all features"):
         est = GPLocalFeatureSelection(random_state=0).fit(X, y)
     assert est.get_local_support(X[:20]).all()

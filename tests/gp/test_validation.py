@@ -106,7 +106,7 @@ def test_several_k_are_scored_on_the_same_distances():
 
 
 def test_fold_observations_move_to_the_nearest_training_point():
-    from localselect.gp._fitsteps import _fold_observations
+    from localselect.gp._inner_cv import _fold_observations
 
     rng = np.random.default_rng(3)
     Xs = rng.normal(size=(40, 3))

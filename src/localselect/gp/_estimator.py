@@ -1,45 +1,44 @@
-"""GPLocalFeatureSelection: Pichara and Soto's GP local feature selection classifier."""
+"""GPLocalFeatureSelection: Pichara and Soto's GP local feature selection classifier.
+
+The estimator validates, assigns and answers queries; the fit's steps are
+functions of the method's modules that return records: the canonical layout
+(:mod:`._layout`), the eq. (3) score tables (:mod:`._labelings`), Algorithm 1
+(:mod:`._algorithm1`), the inner validation (:mod:`._inner_cv`) and the query
+computations (:mod:`._queries`).
+"""
 
 from __future__ import annotations
 
-import logging
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import StratifiedKFold
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
-from localselect._pairwise import row_chunks
-from localselect._runtime import map_tasks
-from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
-from localselect.gp._fitsteps import algorithm1, validate_subspaces
-from localselect.gp._medoids import k_medoids
-from localselect.gp._multigp import fit_posterior
-from localselect.gp._scores import gaussian_kl, raw_discriminative_scores, scale_scores
-from localselect.gp._subspace import THRESHOLD_OVER, select_subspaces
-from localselect.gp._validation import knn_votes, masked_sq_dists
+from localselect._runtime import Reporter
+from localselect.base import LabelledFitMixin, LocalSelectorMixin
+from localselect.gp._algorithm1 import Algorithm1Fit, algorithm1, candidate_points, holdout_split
+from localselect.gp._inner_cv import FoldRule, InnerValidation, validate_subspaces
+from localselect.gp._labelings import n_permutations, score_tables
+from localselect.gp._layout import canonical_layout, standardise, to_input_columns, to_input_layout
+from localselect.gp._queries import (
+    KNNModel,
+    PowerModel,
+    SubspaceModel,
+    discriminative_power,
+    null_posterior,
+    query_proba,
+    query_subspaces,
+)
+from localselect.gp._subspace import THRESHOLD_OVER
 
 __all__ = ["GPLocalFeatureSelection"]
-
-logger = logging.getLogger(__name__)
-
-#: Folds of the inner validation (fewer when a class has fewer samples).
-_VALIDATION_FOLDS = 3
-
-#: The power floor pools at least this many null values per query (features
-#: times label permutations), with at most _MAX_PERMUTATIONS permutations.
-_NULL_VALUES = 100
-_MAX_PERMUTATIONS = 10
-
-#: Bytes of eq. (3) scores computed in one pass (real labels, permutations and
-#: the validation folds' labelings share each feature's kernel matrix); past
-#: it, each fold's scores are computed when the fold is validated.
-_SCORES_MEMORY = 512 * 2**20
 
 
 @fill_doc
@@ -69,7 +68,7 @@ class GPLocalFeatureSelection(
         subspace while its score is at least ``mean + threshold * std`` of the
         scores ``threshold_over`` names. Larger values give smaller subspaces
         (Table 5). ``"auto"`` chooses it from
-        ``localselect.gp._fitsteps.GAMMA_GRID`` (``-inf``: every feature above
+        ``localselect.gp._inner_cv.GAMMA_GRID`` (``-inf``: every feature above
         the power floor, then 0.5 to 4) by the inner validation (see Notes); a
         float fixes it (any finite value; the paper sets it by hand per data
         set).
@@ -79,8 +78,8 @@ class GPLocalFeatureSelection(
         printed: the features already added stay in the statistics);
         ``"remaining"``, only the features not yet added, which keeps
         accepting features while many remain. Subspaces are nested in
-        ``threshold`` either way (see Notes for the measurements behind the
-        default).
+        ``threshold`` either way (the measurements behind the default are in
+        the user guide, see Notes).
     reference_mean : float, default=0.0
         Mean ``mu*`` of the reference distribution ``y*`` (sec. 4.3).
     reference_std : float, default=0.1
@@ -98,7 +97,7 @@ class GPLocalFeatureSelection(
         Algorithm 3's data, where the rule alone kept 10-17 points in 2 of 10
         folds, but lets the alternation with the hyperparameters settle on a
         short length scale and all candidates as observations on
-        Waveform-40 (see Notes).
+        Waveform-40 (measurements in the user guide, see Notes).
     holdout_fraction : float, default=0.2
         Fraction of the training samples held out to decide when to stop adding
         observations (sec. 4.2.1); they are never observations. ``0`` disables
@@ -133,7 +132,8 @@ class GPLocalFeatureSelection(
         How eq. (3) is mapped to [0, 1]: ``"unit"`` divides by its largest
         possible value (one constant for all features) and clips negative
         scores to 0; ``"minmax"`` rescales each feature to [0, 1] over the
-        training set (see Notes for the measurement behind the default).
+        training set (the measurement behind the default is in the user
+        guide, see Notes).
     prior_mean : {"zero", "feature"}, default="zero"
         Prior mean of every feature GP: 0 (no evidence, no discriminative
         power) or the mean of the feature's training scores (global relevance,
@@ -256,32 +256,10 @@ class GPLocalFeatureSelection(
     are fitted on a random subset, not drawn at random (see
     ``init_hyperparameters``).
 
-    **Defaults** (the tables are in docs/gp.md). ``threshold_over="all"``
-    (issue #28): Algorithm 2 as printed keeps the features already added in
-    the threshold's statistics, so subspaces stay small (8% of 400 noise
-    features at ``threshold=1.5`` without the floor, against most of them over
-    the remaining features); it did at least as well off the papers' data.
-    ``threshold="auto"`` and the power floor (issue #18): no single ``threshold``
-    suits every data set, and the floor drops features no better than under
-    permuted labels. ``fallback=True`` and ``n_neighbors="auto"`` (issue
-    #28): with the paper's K = 8 and only a warning, the defaults lost to a
-    5-NN on all features by up to 20 points on small tables whose features
-    all matter. The paper's reading is ``n_neighbors=8, threshold=1.5,
-    null_quantile=None, fallback=False``. ``prior_mean="zero"``: with the
-    per-feature mean instead, Breast Cancer 0.965 and Algorithm 3's data 0.712
-    (gamma 1.5 and 3; 0.970 and 0.756 with zero). ``score_scaling="unit"``: with
-    ``"minmax"`` Breast Cancer falls to 0.937 at gamma 1.5 and Algorithm 3's
-    data to at most 0.564 (precision of the subspaces never above 0.24).
-    ``reference_mean=0`` and ``reference_std=0.1`` are the paper's "low
-    values" of ``y*``.
-    ``holdout_fraction=0.2``, ``tol=1e-3`` and ``max_iter=20``: Algorithm 1
-    stops in 2-4 iterations on both data sets. ``min_observations=1`` (the
-    rule alone): with 100, accuracy on Algorithm 3's data rose from 0.800 to
-    0.816 (10 folds; the rule alone had kept 10-17 points in 2 of them, and
-    the GP means then ranked the generating features far worse), but on
-    Waveform-40 (3,000 rows) Algorithm 1 then settled on a length scale of 5
-    instead of about 40 and on all 2,399 candidates as observations: fit 47
-    s of CPU against 2.2 s, accuracy 0.800 against 0.788.
+    **Defaults.** Where they depart from the paper's reading
+    (``n_neighbors=8, threshold=1.5, null_quantile=None, fallback=False``),
+    the measurements behind each default are in the :ref:`user guide
+    <gp-defaults>` (docs/gp.md, "Why these defaults").
 
     **Complexity.** Scores: time O(min(U^2, U B P) M L C) for U distinct
     values per feature (at most N), C classes and L labelings (the real
@@ -396,10 +374,7 @@ class GPLocalFeatureSelection(
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    # ------------------------------------------------------------------ fit
-    def _log(self, level: int, msg: str, *args) -> None:
-        verbose_log(logger, self.verbose)(level, msg, *args)
-
+    # --------------------------------------------------------- data checks
     def _discrete_mask(self, n_features: int) -> np.ndarray:
         spec = self.discrete_features
         if isinstance(spec, (bool, np.bool_)):
@@ -433,159 +408,180 @@ class GPLocalFeatureSelection(
                 "samples; pass n_neighbors <= n_samples."
             )
 
+    def _start_hyperparameters(self) -> np.ndarray | None:
+        """``init_hyperparameters`` as 3 positive finite numbers, or None."""
+        if self.init_hyperparameters is None:
+            return None
+        start = np.asarray(self.init_hyperparameters, dtype=np.float64)
+        if start.shape != (3,) or not np.all(np.isfinite(start)) or np.any(start <= 0):
+            raise ValueError(
+                "init_hyperparameters must be 3 positive finite numbers (length_scale, "
+                f"signal_variance, noise_variance); got {self.init_hyperparameters!r}."
+            )
+        return start
+
+    # ------------------------------------------------------------------ fit
     def _fit(self, X, y_idx, log):
         # Algorithm 1 (the feature GPs), then the training subspaces
         self._check_data(X)
-        n_features = X.shape[1]
-        discrete = self._discrete_mask(n_features)
+        discrete = self._discrete_mask(X.shape[1])
         rng = check_random_state(self.random_state)
-
-        # Canonical layout: rows sorted by their sorted values (then label), columns
-        # by their values in that row order. Everything below runs on this layout,
-        # so permuting samples or features permutes the results exactly.
-        rows = np.lexsort(np.column_stack([np.sort(X, axis=1), y_idx]).T[::-1])
-        cols = np.lexsort(np.vstack([X[rows][::-1], discrete[None, :]]))
-        self._rows, self._cols = rows, cols
-        X, y_idx, discrete = X[np.ix_(rows, cols)], y_idx[rows], discrete[cols]
-
-        center = np.where(discrete, 0.0, X.mean(axis=0))
-        scale = np.where(discrete, 1.0, X.std(axis=0))
-        scale[~(scale > 1e-12 * np.maximum(np.abs(center), 1.0))] = 1.0
-        self._center, self._scale = center, scale
-        Xs = (X - center) / scale
-        self.X_fit_, self.y_fit_ = Xs, y_idx.astype(np.intp)
-        self._X_fit_sq = Xs * Xs
+        # Everything below runs on the canonical layout, so permuting samples or
+        # features permutes the results exactly.
+        layout = canonical_layout(X, y_idx, discrete)
+        self._rows, self._cols = layout.rows, layout.cols
+        self._center, self._scale = layout.center, layout.scale
+        self.X_fit_, self.y_fit_ = layout.X, layout.y
+        self._X_fit_sq = layout.X * layout.X
         self._onehot = np.eye(len(self.classes_))[self.y_fit_]
-        stds = Xs.std(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            corr = np.corrcoef(Xs, rowvar=False) if n_features > 1 else np.ones((1, 1))
-        corr = np.atleast_2d(corr)
-        corr[~np.isfinite(corr)] = 0.0
-        corr[:, stds <= 1e-12] = 0.0
-        corr[stds <= 1e-12, :] = 0.0
-        self._abs_corr = np.abs(corr)
-
-        with verbose_log(logger, self.verbose).task(
-            4, "GP local selection fit", unit="stages"
-        ) as task:
-            self._fit_stages(Xs, discrete, rng, task)
+        self._abs_corr = layout.abs_corr
+        self._discrete = layout.discrete
+        with log.task(4, "GP local selection fit", unit="stages") as task:
+            self._fit_stages(layout.X, rng, log, task)
         return self
 
-    def _fit_stages(self, Xs, discrete, rng, task) -> None:
+    def _fit_stages(self, Xs, rng, log, task) -> None:
         """Scores, Algorithm 1, validation, training subspaces; one progress unit each."""
         n_samples, n_features = Xs.shape
-        self._discrete = discrete
-        self._log(1, "scoring %d samples x %d features (eq. 3)", n_samples, n_features)
-        y = self.y_fit_
-        # The real labels and the label permutations of the power floor share one
-        # kernel matrix per feature (raw_discriminative_scores).
-        n_perm = self._n_permutations(n_features)
-        labels = [y] + [y[rng.permutation(n_samples)] for _ in range(n_perm)]
-        # The labelings of the inner validation folds too, when all fit in memory.
-        n_splits = int(max(2, min(_VALIDATION_FOLDS, np.bincount(y).min())))
-        splitter = StratifiedKFold(n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
-        folds = list(splitter.split(Xs, y))
-        fold_labels = []
-        for train, _ in folds:
-            lab = np.full((1 + n_perm, n_samples), -1, dtype=np.intp)
-            lab[0, train] = y[train]
-            for p in range(n_perm):
-                lab[1 + p, train] = y[train][rng.permutation(train.size)]
-            fold_labels.append(lab)
-        together = (1 + n_perm) * (1 + n_splits) * n_samples * n_features * 8 <= _SCORES_MEMORY
-        if together:
-            labels += [row for lab in fold_labels for row in lab]
-        raw = raw_discriminative_scores(Xs, np.vstack(labels), discrete, n_jobs=self.n_jobs)
-        scores = scale_scores(raw[0], Xs, self.score_scaling)
-        null_scores = [scale_scores(r, Xs, self.score_scaling) for r in raw[1 : 1 + n_perm]]
-        fold_raw = (
-            [raw[(1 + n_perm) * (1 + f) : (1 + n_perm) * (2 + f)] for f in range(n_splits)]
-            if together
-            else [None] * n_splits
+        log(1, "scoring %d samples x %d features (eq. 3)", n_samples, n_features)
+        tables = score_tables(
+            Xs,
+            self.y_fit_,
+            self._discrete,
+            rng,
+            n_perm=n_permutations(self.null_quantile, n_features),
+            score_scaling=self.score_scaling,
+            n_jobs=self.n_jobs,
         )
-        del raw
         task.advance()
-        self.scores_ = self._to_input_layout(scores)
+        self.scores_ = to_input_layout(tables.scores, self._rows, self._cols)
+        scores = tables.scores
         prior_mean = np.zeros(n_features) if self.prior_mean == "zero" else scores.mean(axis=0)
-
-        order = rng.permutation(n_samples)
-        n_hold = round(self.holdout_fraction * n_samples)
-        n_hold = min(n_hold, n_samples - 1)
-        hold, pool = order[:n_hold], order[n_hold:]
-        if self.n_medoids is not None:
-            if self.n_medoids > pool.size:
-                raise ValueError(
-                    f"n_medoids={self.n_medoids} exceeds the {pool.size} samples that are "
-                    f"not held out; pass n_medoids <= {pool.size} or a smaller "
-                    "holdout_fraction."
-                )
-            self._log(1, "k-medoids: %d centres among %d samples", self.n_medoids, pool.size)
-            km = k_medoids(Xs[pool], self.n_medoids, rng)
-            candidates = pool[km.medoids]
-        else:
-            candidates = pool
-
+        hold, candidates = self._candidates(Xs, rng, log)
         # The GP matrices are small (hundreds of rows): BLAS threads only add
         # overhead, and on a busy machine they slow the solves down severalfold.
         with threadpool_limits(limits=1, user_api="blas"):
-            algorithm1(self, Xs, scores, prior_mean, candidates, hold, rng)
-            self._gp_null = self._null_gp(Xs, null_scores, self._obs_canonical, self._gp.hyper)
+            fit = algorithm1(
+                Xs,
+                scores,
+                prior_mean,
+                candidates,
+                hold,
+                rng,
+                start=self._start_hyperparameters(),
+                max_iter=self.max_iter,
+                tol=self.tol,
+                max_observations=self.max_observations,
+                min_observations=self.min_observations,
+                callback=self.callback,
+                log=log,
+            )
+            self._set_algorithm1(fit, hold, log)
+            self._gp_null = null_posterior(
+                Xs, tables.null_scores, fit.observations, fit.hyper, self.prior_mean
+            )
             task.advance()
-            validate_subspaces(self, Xs, rng, folds, fold_labels, fold_raw)
+            rule = FoldRule(
+                self._discrete,
+                self._abs_corr,
+                self.score_scaling,
+                self.prior_mean,
+                self.reference_mean,
+                self.reference_std,
+                self.null_quantile,
+                self.threshold_over,
+                self.n_jobs,
+            )
+            cv = validate_subspaces(
+                Xs,
+                self.y_fit_,
+                rng,
+                tables,
+                fit.observations,
+                fit.hyper,
+                rule,
+                threshold=self.threshold,
+                n_neighbors=self.n_neighbors,
+                fallback=self.fallback,
+            )
+            self._set_validation(cv, log)
             task.advance()
-        self.local_support_ = self._to_input_layout(self._subspaces(Xs))
+        masks = query_subspaces(self._subspace_model(), Xs, n_jobs=self.n_jobs, log=log)
+        self.local_support_ = to_input_layout(masks, self._rows, self._cols)
         task.advance()
 
-    def _n_permutations(self, n_features: int) -> int:
-        if self.null_quantile is None:
-            return 0
-        return int(min(_MAX_PERMUTATIONS, -(-_NULL_VALUES // n_features)))
+    def _candidates(self, Xs, rng, log):
+        """The held-out samples and the candidate observations of Algorithm 1."""
+        hold, pool = holdout_split(Xs.shape[0], self.holdout_fraction, rng)
+        if self.n_medoids is not None and self.n_medoids > pool.size:
+            raise ValueError(
+                f"n_medoids={self.n_medoids} exceeds the {pool.size} samples that are "
+                f"not held out; pass n_medoids <= {pool.size} or a smaller "
+                "holdout_fraction."
+            )
+        return hold, candidate_points(Xs, pool, self.n_medoids, rng, log)
 
-    def _null_gp(self, Xs, null_scores, obs, hyper):
-        """GP of the eq. (3) scores under permuted labels (the power floor's null)."""
-        if not null_scores:
-            return None
-        Y = np.hstack(null_scores)
-        prior = np.zeros(Y.shape[1]) if self.prior_mean == "zero" else Y.mean(axis=0)
-        return fit_posterior(Xs[obs], Y[obs], prior, hyper)
-
-    def _floor(self, gp_null, Xs: np.ndarray) -> np.ndarray | None:
-        """Per-query floor: the ``null_quantile`` of the power under permuted labels."""
-        if gp_null is None or self.null_quantile is None:
-            return None  # no floor (also after set_params(null_quantile=None))
-        means, variance = gp_null.predict(Xs)
-        power = gaussian_kl(
-            means, variance[:, None], float(self.reference_mean), float(self.reference_std) ** 2
+    def _set_algorithm1(self, fit: Algorithm1Fit, hold: np.ndarray, log: Reporter) -> None:
+        """The fitted attributes of Algorithm 1 (observations in the input's row order)."""
+        self.n_iter_ = fit.n_iter
+        self.observation_indices_ = self._rows[fit.observations]
+        self.holdout_indices_ = np.sort(self._rows[hold])
+        self.holdout_mse_ = fit.holdout_mse
+        self.log_marginal_likelihood_ = fit.lml
+        length_scale, signal, noise = fit.hyper
+        self.kernel_ = ConstantKernel(signal, "fixed") * RBF(length_scale, "fixed") + WhiteKernel(
+            noise, "fixed"
         )
-        return np.quantile(power, float(self.null_quantile), axis=1)
+        self._gp = fit.gp
+        log(1, "%d observations, kernel %s", fit.observations.size, self.kernel_)
 
-    def _to_input_layout(self, A: np.ndarray) -> np.ndarray:
-        """Undo the canonical row and column order of a (n_samples, n_features) array."""
-        out = np.empty_like(A)
-        out[np.ix_(self._rows, self._cols)] = A
-        return out
-
-    def _power(self, Xs: np.ndarray) -> np.ndarray:
-        means, variance = self._gp.predict(Xs)
-        return gaussian_kl(
-            means, variance[:, None], float(self.reference_mean), float(self.reference_std) ** 2
+    def _set_validation(self, cv: InnerValidation, log: Reporter) -> None:
+        """The fitted attributes of the inner validation; a warning when all features win."""
+        self.validation_scores_ = cv.scores
+        self.threshold_ = cv.threshold
+        self.all_features_ = cv.all_features
+        self.n_neighbors_ = cv.n_neighbors
+        if cv.all_features_score > cv.subspaces_score:
+            warnings.warn(self._all_features_won(cv), UserWarning, stacklevel=4)
+        log(
+            1,
+            "validation on %d samples: subspaces %s, all features %.3f; threshold_ = %g",
+            cv.scores["n_queries"],
+            np.array2string(cv.scores["subspaces"], precision=3),
+            cv.all_features_score,
+            self.threshold_,
         )
 
-    def _blocks(self, func, Xs: np.ndarray, blocks: list[slice], description: str) -> list:
-        """``func(self, Xs[rows])`` for every block of queries, in parallel, with progress."""
-        out = []
-        log = verbose_log(logger, self.verbose)
-        with log.task(Xs.shape[0], description, unit="queries") as task:
-            results = map_tasks(func, ((self, Xs[r]) for r in blocks), self.n_jobs, generator=True)
-            for rows, res in zip(blocks, results):
-                out.append(res)
-                task.advance(rows.stop - rows.start)
-        return out
+    def _all_features_won(self, cv: InnerValidation) -> str:
+        """The warning when K-NN on all features beat the subspaces in the validation."""
+        if self.all_features_:
+            action = "queries use all features (all_features_=True)"
+        elif isinstance(self.threshold, str):
+            action = "pass fallback=True to let queries use all features then"
+        else:
+            action = "pass threshold='auto', fallback=True to let queries use all features then"
+        return (
+            f"{type(self).__name__}: the local subspaces scored {cv.subspaces_score:.3f} "
+            f"(threshold={cv.threshold:g}) in the model's own {cv.scores['n_folds']}-fold "
+            f"validation, below K-NN on all features ({cv.all_features_score:.3f}); "
+            f"{action}. Both scores are in validation_scores_."
+        )
 
-    def _subspaces(self, Xs: np.ndarray) -> np.ndarray:
-        blocks = row_chunks(Xs.shape[0], 8 * (3 * self._gp.X_obs.shape[0] + 4 * Xs.shape[1]))
-        masks = self._blocks(_block_subspaces, Xs, blocks, "GP subspaces")
-        return np.vstack(masks) if masks else np.zeros((0, self.n_features_in_), dtype=bool)
+    # -------------------------------------------------------------- queries
+    def _power_model(self) -> PowerModel:
+        return PowerModel(
+            self._gp, self._gp_null, self.reference_mean, self.reference_std, self.null_quantile
+        )
+
+    def _subspace_model(self) -> SubspaceModel:
+        """Algorithm 2 at queries with the current ``threshold`` (see ``threshold_``)."""
+        if isinstance(self.threshold, str):
+            # The safety net acts for threshold="auto" only (set_params(threshold=2.0)
+            # after fit asks for that threshold's subspaces).
+            threshold = None if self.all_features_ else self.threshold_
+        else:
+            threshold = float(self.threshold)
+        return SubspaceModel(self._power_model(), self._abs_corr, threshold, self.threshold_over)
 
     def _standardise(self, X) -> np.ndarray:
         """Validated queries in the canonical column order, standardised.
@@ -600,12 +596,7 @@ class GPLocalFeatureSelection(
                 f"n_neighbors={self.n_neighbors} is larger than the {self.X_fit_.shape[0]} "
                 "training samples; pass n_neighbors <= n_samples."
             )
-        return (X[:, self._cols] - self._center) / self._scale
-
-    def _to_input_columns(self, A: np.ndarray) -> np.ndarray:
-        out = np.empty_like(A)
-        out[:, self._cols] = A
-        return out
+        return standardise(X, self._cols, self._center, self._scale)
 
     @fill_doc
     def discriminative_power(self, X):
@@ -619,11 +610,14 @@ class GPLocalFeatureSelection(
             ``D_j(x) = KL(N(mu_j(x), s(x)^2) || N(mu*, sigma*^2))`` (sec. 4.3).
         """
         check_is_fitted(self)
-        X = self._validate_for_local(X)
-        return self._to_input_columns(self._power(self._standardise(X)))
+        Xs = self._standardise(self._validate_for_local(X))
+        return to_input_columns(discriminative_power(self._power_model(), Xs), self._cols)
 
     def _local_support_mask(self, X):
-        return self._to_input_columns(self._subspaces(self._standardise(X)))
+        Xs = self._standardise(X)
+        log = Reporter.for_estimator(self)
+        masks = query_subspaces(self._subspace_model(), Xs, n_jobs=self.n_jobs, log=log)
+        return to_input_columns(masks, self._cols)
 
     @fill_doc
     def predict_proba(self, X):
@@ -636,12 +630,9 @@ class GPLocalFeatureSelection(
         """
         check_is_fitted(self)
         Xs = self._standardise(self._validate_for_local(X))
-        n_train = self.X_fit_.shape[0]
-        blocks = row_chunks(Xs.shape[0], 8 * (4 * n_train + 8 * Xs.shape[1]))
-        parts = self._blocks(_block_proba, Xs, blocks, "GP local K-NN")
-        if not parts:
-            return np.zeros((0, len(self.classes_)))
-        return np.vstack(parts)
+        k = self.n_neighbors_ if self.n_neighbors == "auto" else self.n_neighbors
+        model = KNNModel(self._subspace_model(), self.X_fit_, self._X_fit_sq, self._onehot, k)
+        return query_proba(model, Xs, n_jobs=self.n_jobs, log=Reporter.for_estimator(self))
 
     @fill_doc
     def predict(self, X):
@@ -659,22 +650,3 @@ class GPLocalFeatureSelection(
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
-
-
-def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
-    threshold = est.threshold
-    if est.all_features_ and isinstance(threshold, str):
-        # The safety net acts for threshold="auto" only (set_params(threshold=2.0) after
-        # fit asks for that threshold's subspaces).
-        return np.ones(Xs.shape, dtype=bool)
-    gamma = est.threshold_ if isinstance(threshold, str) else float(threshold)
-    floor = est._floor(est._gp_null, Xs)
-    return select_subspaces(est._power(Xs), est._abs_corr, gamma, floor, est.threshold_over)
-
-
-def _block_proba(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:
-    """K-NN votes of a block of queries, each in its own subspace."""
-    mask = _block_subspaces(est, Xs).astype(np.float64)
-    sq = masked_sq_dists(Xs, mask, est.X_fit_, est._X_fit_sq)
-    k = est.n_neighbors_ if est.n_neighbors == "auto" else est.n_neighbors
-    return knn_votes(sq, est._onehot, k) / k

@@ -226,23 +226,13 @@ def _radius(dist, order, same, gamma, n_same_total, n):  # pragma: no cover - co
 
 
 @njit(nogil=True, cache=True)
-def _loo_score(XT, same, i, feats, gamma, dist, floor):  # pragma: no cover - compiled
-    """Radius (sec. 3.2) and leave-one-out score ``DR / N_same - FAR / N_other``.
+def _radius_by_rank(dist, same, gamma, n_same_total, n):  # pragma: no cover - compiled
+    """Sec. 3.2's radius from the nearest points only: sort the nearest few, more if needed.
 
-    A candidate that cannot beat ``floor`` (the best score of a smaller beta)
-    stops early with score ``-inf``: ``(DR + same-class points not yet
-    classified) / N_same - FAR / N_other`` bounds the final score from above
-    (in floating point too: division and subtraction are monotone), so once it
-    is at most ``floor`` the candidate loses, ties going to the smaller beta.
+    Returns ``(radius, n_in, n_in_same, order)``, ``order`` the points sorted
+    by distance (at least those the radius needed; all of them for ``n`` or
+    fewer points).
     """
-    n = XT.shape[1]
-    k = feats.size
-    _subspace_distances(XT, i, feats, dist)
-    n_same_total = 0
-    for j in range(n):
-        n_same_total += same[j]
-    n_opp_total = n - n_same_total
-    # The radius needs the nearest points only: sort the nearest few, more if needed.
     n_sorted = min(n, 64)
     while True:
         if n_sorted >= n:
@@ -250,15 +240,17 @@ def _loo_score(XT, same, i, feats, gamma, dist, floor):  # pragma: no cover - co
         else:
             near = np.nonzero(dist <= np.partition(dist, n_sorted)[n_sorted])[0]
             order = near[np.argsort(dist[near])]
-        radius, n_in, left_same = _radius(dist, order, same, gamma, n_same_total, n)
+        radius, n_in, n_in_same = _radius(dist, order, same, gamma, n_same_total, n)
         if radius >= 0.0:
-            break
+            return radius, n_in, n_in_same, order
         n_sorted *= 8
-    if left_same / n_same_total <= floor:
-        return radius, -np.inf
-    if order.size < n:
-        order = np.argsort(dist)
-    # The subspace in rank order (feature-major), for the neighbour searches.
+
+
+@njit(nogil=True, cache=True)
+def _in_rank_order(XT, feats, dist, same, order):  # pragma: no cover - compiled
+    """The distances, classes and subspace coordinates (feature-major) in rank order."""
+    n = order.size
+    k = feats.size
     ranked = np.empty(n)
     same_r = np.empty(n, dtype=np.bool_)
     Zs = np.empty((k, n))
@@ -269,6 +261,76 @@ def _loo_score(XT, same, i, feats, gamma, dist, floor):  # pragma: no cover - co
         xf = XT[feats[t]]
         for r in range(n):
             Zs[t, r] = xf[order[r]]
+    return ranked, same_r, Zs
+
+
+@njit(nogil=True, cache=True)
+def _nearest_agree(ranked, same_r, Zs, pp, buf):  # pragma: no cover - compiled
+    """Whether most of point ``pp``'s nearest neighbours (ties all counted) share its class.
+
+    ``pp`` is a rank; the candidates are the points whose distance to the
+    representative can be that near (triangle inequality, see the module).
+    """
+    n = ranked.size
+    k = Zs.shape[0]
+    dp = ranked[pp]
+    # An upper bound of the nearest distance from a few neighbours in rank ...
+    ub = np.inf
+    for r in range(max(0, pp - 4), min(n, pp + 5)):
+        if r == pp:
+            continue
+        s = 0.0
+        for t in range(k):
+            diff = Zs[t, pp] - Zs[t, r]
+            s += diff * diff
+        ub = min(ub, s)
+    # ... then every point that can be as near: |d(q, x_i) - d(p, x_i)| <= d(p, q).
+    bound = np.sqrt(ub)
+    tol = bound + _PRUNE_RTOL * (2.0 * dp + 3.0 * bound)
+    lo = np.searchsorted(ranked, dp - tol)
+    hi = np.searchsorted(ranked, dp + tol, side="right")
+    buf[lo:hi] = 0.0
+    for t in range(k):
+        zp = Zs[t, pp]
+        for r in range(lo, hi):
+            diff = zp - Zs[t, r]
+            buf[r] += diff * diff
+    buf[pp] = np.inf
+    best = np.inf
+    for r in range(lo, hi):
+        best = min(best, buf[r])
+    n_tied = 0
+    n_tied_same = 0
+    for r in range(lo, hi):
+        if buf[r] == best:
+            n_tied += 1
+            n_tied_same += same_r[r]
+    return n_tied_same > n_tied - n_tied_same
+
+
+@njit(nogil=True, cache=True)
+def _loo_score(XT, same, i, feats, gamma, dist, floor):  # pragma: no cover - compiled
+    """Radius (sec. 3.2) and leave-one-out score ``DR / N_same - FAR / N_other``.
+
+    A candidate that cannot beat ``floor`` (the best score of a smaller beta)
+    stops early with score ``-inf``: ``(DR + same-class points not yet
+    classified) / N_same - FAR / N_other`` bounds the final score from above
+    (in floating point too: division and subtraction are monotone), so once it
+    is at most ``floor`` the candidate loses, ties going to the smaller beta.
+    """
+    n = XT.shape[1]
+    _subspace_distances(XT, i, feats, dist)
+    n_same_total = 0
+    for j in range(n):
+        n_same_total += same[j]
+    n_opp_total = n - n_same_total
+    radius, n_in, left_same, order = _radius_by_rank(dist, same, gamma, n_same_total, n)
+    if left_same / n_same_total <= floor:
+        return radius, -np.inf
+    if order.size < n:
+        order = np.argsort(dist)
+    # The subspace in rank order (feature-major), for the neighbour searches.
+    ranked, same_r, Zs = _in_rank_order(XT, feats, dist, same, order)
     buf = np.empty(n)
     dr = 0
     far = 0
@@ -276,39 +338,7 @@ def _loo_score(XT, same, i, feats, gamma, dist, floor):  # pragma: no cover - co
         if (dr + left_same) / n_same_total - far / n_opp_total <= floor:
             return radius, -np.inf
         left_same -= same_r[pp]
-        dp = ranked[pp]
-        # An upper bound of the nearest distance from a few neighbours in rank ...
-        ub = np.inf
-        for r in range(max(0, pp - 4), min(n, pp + 5)):
-            if r == pp:
-                continue
-            s = 0.0
-            for t in range(k):
-                diff = Zs[t, pp] - Zs[t, r]
-                s += diff * diff
-            ub = min(ub, s)
-        # ... then every point that can be as near: |d(q, x_i) - d(p, x_i)| <= d(p, q).
-        bound = np.sqrt(ub)
-        tol = bound + _PRUNE_RTOL * (2.0 * dp + 3.0 * bound)
-        lo = np.searchsorted(ranked, dp - tol)
-        hi = np.searchsorted(ranked, dp + tol, side="right")
-        buf[lo:hi] = 0.0
-        for t in range(k):
-            zp = Zs[t, pp]
-            for r in range(lo, hi):
-                diff = zp - Zs[t, r]
-                buf[r] += diff * diff
-        buf[pp] = np.inf
-        best = np.inf
-        for r in range(lo, hi):
-            best = min(best, buf[r])
-        n_tied = 0
-        n_tied_same = 0
-        for r in range(lo, hi):
-            if buf[r] == best:
-                n_tied += 1
-                n_tied_same += same_r[r]
-        if n_tied_same > n_tied - n_tied_same:
+        if _nearest_agree(ranked, same_r, Zs, pp, buf):
             if same_r[pp]:
                 dr += 1
             else:

@@ -63,6 +63,7 @@ __all__ = [
     "search_profiles",
     "search_subsets",
     "subset_runner",
+    "subsets_total",
 ]
 
 
@@ -143,7 +144,7 @@ def estimate_search_seconds(
     return search_seconds(per_size, n_features, max_size, n_jobs)
 
 
-def _subsets_total(n_features: int, max_size: int) -> int:
+def subsets_total(n_features: int, max_size: int) -> int:
     """Subsets an exhaustive search visits; ValueError past :data:`MAX_SUBSETS`."""
     total = count_subsets(n_features, max_size, cap=MAX_SUBSETS)
     if total > MAX_SUBSETS:
@@ -157,7 +158,7 @@ def _subsets_total(n_features: int, max_size: int) -> int:
 
 def _subsets(n_features: int, max_size: int, total: int | None = None) -> list[tuple[int, ...]]:
     if total is None:
-        _subsets_total(n_features, max_size)
+        subsets_total(n_features, max_size)
     return [
         s
         for k in range(1, min(max_size, n_features) + 1)
@@ -322,7 +323,7 @@ def _exhaustive(
     The pilot guard first (:class:`SearchTooLong` past ``max_seconds``), then
     the subsets in chunks; returns the chunk results in order.
     """
-    count_check = _subsets_total(n_features, max_size)
+    count_check = subsets_total(n_features, max_size)
     _guard(lambda s: chunk(s, *args), n_features, max_size, max_seconds, n_jobs)
     subsets = _subsets(n_features, max_size, count_check)
     return _run_chunks(chunk, subsets, args, n_jobs, progress)
@@ -515,13 +516,22 @@ _EXHAUSTIVE: dict[str, tuple[Callable[..., tuple[list[dict], int, int]], Callabl
 
 
 def subset_runner(
-    resolution: str, task: _Task
+    resolution: str,
+    columns: ColumnsFn,
+    y: Int64Array,
+    n_classes: int,
+    *,
+    min_support: float,
+    top_k: int,
+    targets: Sequence[int],
 ) -> Callable[[list[tuple[int, ...]]], tuple[list[dict], int, int]]:
     """The work of :func:`search_subsets` on a list of subsets (for timing pilots).
 
-    Returns ``run(subsets) -> (records, n_visited, n_passed)``.
+    The arguments are those of :func:`search_subsets`. Returns
+    ``run(subsets) -> (records, n_visited, n_passed)``.
     """
     chunk = _EXHAUSTIVE[resolution][0]
+    task = _Task(columns, y, n_classes, min_support, top_k, targets)
     return lambda subsets: chunk(subsets, task)
 
 

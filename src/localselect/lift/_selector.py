@@ -2,64 +2,32 @@
 
 from __future__ import annotations
 
-import logging
 import time
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from localselect._compat import HasMethods, Interval, StrOptions, fit_context
+from localselect._compat import HasMethods, Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
-from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
-from localselect.lift._budget import auto_max_size, auto_profile_size
+from localselect.base import LabelledFitMixin, LocalSelectorMixin
+from localselect.lift._coding import FeatureCodes, JointCodes, decode_ranking, plain
+from localselect.lift._driver import auto_size, search_lattice
 from localselect.lift._measures import encode_discrete
-from localselect.lift._search import (
-    MAX_SUBSETS,
-    PILOT_SECONDS,
-    SearchTooLong,
-    _subsets_total,
-    _Task,
-    count_subsets,
-    profile_search_seconds,
-    search_profiles,
-    search_subsets,
-    subset_runner,
-)
+from localselect.lift._search import SearchTooLong, subsets_total
 
 __all__ = ["LiftFeatureSelector"]
 
-logger = logging.getLogger(__name__)
-
-_RESULT_COLUMNS = [
-    "features",
-    "profile",
-    "window",
-    "score",
-    "lift",
-    "support",
-    "n_complete",
-    "target_class",
-]
-
-
-def _plain(value):
-    """Numbers as Python scalars (integral floats as int) for readable profiles."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
 
 @fill_doc
-class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin, BaseEstimator):
+class LiftFeatureSelector(
+    LabelledFitMixin, LocalSelectorMixin, SelectorMixin, PortableStateMixin, BaseEstimator
+):
     """Select features, windows or profiles by the Local Lift Dependence Scale.
 
     Marcondes, Simonis and Barrera's multi-resolution feature selection on
@@ -289,9 +257,6 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def _log(self, message, *args):
-        verbose_log(logger, self.verbose)(1, message, *args)
-
     def _as_float(self, X):
         try:
             return np.asarray(X, dtype=np.float64)
@@ -302,89 +267,66 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
                 "discretizer=None."
             ) from exc
 
-    def _discrete_codes(self, X):
-        """Per-feature codes, or a per-subset column function for a joint discretizer."""
-        self.discretizer_ = None
+    def _coding(self, X):
+        """Per-feature codes of ``X``, or a joint discretizer refitted per subset."""
         if self.discretizer is None or isinstance(self.discretizer, str):
             if X.dtype != object or _all_numeric(X):
-                Xf = self._as_float(X)
-                if np.isinf(Xf).any():
-                    raise ValueError(
-                        "X contains infinity; discrete data must hold finite values "
-                        "(NaN marks a missing value)."
-                    )
-                bad = np.flatnonzero(np.any(~np.isnan(Xf) & (Xf != np.round(Xf)), axis=0)).tolist()
-                if bad and self.discretizer == "auto":
-                    self.discretizer_ = _TertileBins(bad).fit(Xf)
-                    Xf = self.discretizer_.transform(Xf)
-                elif bad:
-                    raise ValueError(
-                        f"X has continuous (non-integer) values in columns {bad[:10]}; the "
-                        "lift dependence scale needs discrete features. Pass a discretizer: "
-                        "discretizer='auto' (sample tertiles per feature), "
-                        "MahalanobisQuantileDiscretizer(n_bins=3) (joint quantile bins, as "
-                        "in the paper; on the command line --params "
-                        "discretizer=mahalanobis:3) or KBinsDiscretizer(encode='ordinal')."
-                    )
-                return encode_discrete(Xf), None
-            return encode_discrete(X), None
+                return self._numeric_codes(self._as_float(X))
+            return FeatureCodes(encode_discrete(X))
         Xf = self._as_float(X)
         fitted = clone(self.discretizer)
         first = fitted.fit_transform(Xf)
         first = np.asarray(first.toarray() if hasattr(first, "toarray") else first, float)
         if first.ndim == 2 and first.shape[1] == Xf.shape[1]:
-            self.discretizer_ = fitted
-            return encode_discrete(first), None
+            return FeatureCodes(encode_discrete(first), fitted)
         if first.ndim == 2 and first.shape[1] == 1:
-            discretizer = self.discretizer
-            self.discretizer_ = {}
-
-            def columns(subset):
-                joint = clone(discretizer)
-                binned = joint.fit_transform(Xf[:, list(subset)])
-                self.discretizer_[tuple(subset)] = joint
-                enc = encode_discrete(np.asarray(binned, dtype=np.float64))
-                return enc.codes, [len(enc.categories[0])], enc.categories
-
-            return None, columns
+            return JointCodes(Xf, self.discretizer)
         raise ValueError(
             f"The discretizer returned {np.shape(first)} for X of shape {Xf.shape}; it must "
             "return one column per feature or a single joint column."
         )
 
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Search the lattice and rank feature sets, windows or profiles.
+    def _numeric_codes(self, Xf):
+        """Codes of numbers that are discrete, or cut at tertiles with ``discretizer="auto"``."""
+        if np.isinf(Xf).any():
+            raise ValueError(
+                "X contains infinity; discrete data must hold finite values "
+                "(NaN marks a missing value)."
+            )
+        bad = np.flatnonzero(np.any(~np.isnan(Xf) & (Xf != np.round(Xf)), axis=0)).tolist()
+        if bad and self.discretizer == "auto":
+            bins = _TertileBins(bad).fit(Xf)
+            return FeatureCodes(encode_discrete(bins.transform(Xf)), bins)
+        if bad:
+            raise ValueError(
+                f"X has continuous (non-integer) values in columns {bad[:10]}; the "
+                "lift dependence scale needs discrete features. Pass a discretizer: "
+                "discretizer='auto' (sample tertiles per feature), "
+                "MahalanobisQuantileDiscretizer(n_bins=3) (joint quantile bins, as "
+                "in the paper; on the command line --params "
+                "discretizer=mahalanobis:3) or KBinsDiscretizer(encode='ordinal')."
+            )
+        return FeatureCodes(encode_discrete(Xf))
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            Discrete features (numbers, strings or categories; NaN/None are
-            missing), or continuous ones with a ``discretizer``.
-        y : array-like of shape (n_samples,)
-            Class labels.
-
-        Returns
-        -------
-        self : LiftFeatureSelector
-            The fitted selector.
-        """
-        start = time.perf_counter()
-        X, y = validate_data(self, X, y, dtype=None, ensure_all_finite="allow-nan")
-        check_magnitudes(self, X)
-        self.classes_, y_codes = check_classification_data(type(self).__name__, y)
-        y_codes = y_codes.astype(np.int64)
-        n_classes = len(self.classes_)
+    def _targets(self) -> list[int]:
+        """Class codes whose lift is ranked: ``target_class``, or every class."""
         if self.target_class is None:
-            targets = list(range(n_classes))
-        else:
-            hits = np.flatnonzero(self.classes_ == self.target_class)
-            if len(hits) == 0:
-                raise ValueError(
-                    f"target_class={self.target_class!r} is not a class of y; the classes "
-                    f"are {self.classes_.tolist()}."
-                )
-            targets = [int(hits[0])]
+            return list(range(len(self.classes_)))
+        hits = np.flatnonzero(self.classes_ == self.target_class)
+        if len(hits) == 0:
+            raise ValueError(
+                f"target_class={self.target_class!r} is not a class of y; the classes "
+                f"are {self.classes_.tolist()}."
+            )
+        return [int(hits[0])]
+
+    def _fit(self, X, codes, log):
+        # X is validated by LabelledFitMixin.fit as given (dtype=None: strings,
+        # categories and NaN stay; see the tags).
+        start = time.perf_counter()
+        y_codes = codes.astype(np.int64)
+        n_classes = len(self.classes_)
+        targets = self._targets()
         n_features = X.shape[1]
         auto = isinstance(self.max_features, str)
         max_size = (
@@ -397,39 +339,17 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
         )
         if self.resolution in ("features", "windows") and not auto:
             # The subset count is known from the shape: refuse before discretizing.
-            _subsets_total(n_features, max_size)
-        enc, joint_columns = self._discrete_codes(X)
-        if enc is not None:
-            self.categories_ = enc.categories
-            codes_by_column = np.asfortranarray(enc.codes)  # fast column gathers
-
-            def columns(subset):
-                sub = codes_by_column[:, list(subset)]
-                return sub, [len(enc.categories[j]) for j in subset]
-
-            def decode(subset, codes):
-                return tuple(_plain(enc.categories[j][c]) for j, c in zip(subset, codes))
-        else:
-            self.categories_ = []
-            bins = {}
-
-            def columns(subset):
-                codes, cards, cats = joint_columns(subset)
-                bins[subset] = cats[0]
-                return codes, cards
-
-            def decode(subset, codes):
-                if subset not in bins:
-                    columns(subset)
-                return tuple(_plain(bins[subset][c]) for c in codes)
-
-        pruned = self.resolution == "profiles" and enc is not None
+            subsets_total(n_features, max_size)
+        coding = self._coding(X)
+        self.discretizer_ = coding.fitted
+        self.categories_ = coding.categories
         max_seconds = self.max_seconds
         if auto:
-            max_size = self._auto_size(columns, enc, y_codes, n_classes, targets, X.shape, start)
+            max_size = self._auto_size(coding, y_codes, n_classes, targets, X.shape, start, log)
             max_seconds = None  # the chosen size fits the budget: no second pilot
         self.max_features_ = int(max_size)
-        self._log(
+        log(
+            1,
             "LLDS %s search: %d samples, %d features, subsets up to %d, min_support=%s",
             self.resolution,
             X.shape[0],
@@ -437,82 +357,53 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
             max_size,
             self.min_support,
         )
-        frequent = None
-        total = n_features if pruned else count_subsets(n_features, max_size)
-        unit = "first features" if pruned else "subsets"
-        log = verbose_log(logger, self.verbose)
-        with log.task(total, f"LLDS {self.resolution} search", unit=unit) as task:
-            options = {
-                "max_size": max_size,
-                "top_k": self.top_k,
-                "n_jobs": self.n_jobs,
-                "max_seconds": max_seconds,
-                "progress": task,
-                "min_support": self.min_support,
-                "targets": targets,
-            }
-            try:
-                if pruned:
-                    res = search_profiles(enc.codes, y_codes, n_classes, **options)
-                    frequent = res.n_frequent
-                else:
-                    res = search_subsets(
-                        self.resolution, columns, y_codes, n_classes, n_features, **options
-                    )
-            except SearchTooLong as exc:
-                raise ValueError(self._too_long_message(exc, X.shape, max_size)) from None
-        self.n_counted_ = int(res.n_visited)
-        self.n_visited_ = int(frequent if frequent is not None else res.n_visited)
-        self.n_passed_ = int(res.n_passed)
-        self._log(
+        try:
+            search = search_lattice(
+                self.resolution,
+                coding,
+                y_codes,
+                n_classes,
+                n_features,
+                max_size=max_size,
+                top_k=self.top_k,
+                min_support=self.min_support,
+                targets=targets,
+                n_jobs=self.n_jobs,
+                max_seconds=max_seconds,
+                log=log,
+            )
+        except SearchTooLong as exc:
+            raise ValueError(self._too_long_message(exc, X.shape, max_size)) from None
+        self._set_ranking(search, coding, names, log)
+        self.local_support_, self.local_relevance_ = self._matched_support(X)
+        return self
+
+    def _set_ranking(self, search, coding, names, log):
+        """The fitted ranking of a search (refused when nothing reached ``min_support``)."""
+        self.n_counted_ = search.n_counted
+        self.n_visited_ = search.n_visited
+        self.n_passed_ = search.n_passed
+        log(
+            1,
             "visited %d, counted %d, %d passed min_support",
             self.n_visited_,
             self.n_counted_,
             self.n_passed_,
         )
-        if not res.records:
+        if not search.records:
             raise ValueError(
                 f"No {self.resolution[:-1]} reaches min_support={self.min_support} (searched "
                 f"{self.n_counted_} candidates); lower min_support or allow more features."
             )
-        rows = []
-        for rec in res.records:
-            subset = rec["features"]
-            rows.append(
-                {
-                    "features": tuple(names[j] for j in subset),
-                    "profile": None if rec["profile"] is None else decode(subset, rec["profile"]),
-                    "window": None
-                    if rec["window"] is None
-                    else tuple(decode(subset, p) for p in rec["window"]),
-                    "score": rec["score"],
-                    "lift": rec["lift"],
-                    "support": rec["support"],
-                    "n_complete": rec["n_complete"],
-                    "target_class": None if rec["target"] < 0 else self.classes_[rec["target"]],
-                }
-            )
-        self.results_ = pd.DataFrame(rows, columns=_RESULT_COLUMNS)
-        self.best_features_ = np.array(res.records[0]["features"], dtype=np.int64)
-        self.regions_ = [
-            (
-                tuple(int(j) for j in rec["features"]),
-                None
-                if rec["profile"] is None and rec["window"] is None
-                else [decode(rec["features"], rec["profile"])]
-                if rec["profile"] is not None
-                else [decode(rec["features"], p) for p in rec["window"]],
-            )
-            for rec in res.records
-            if (rec["profile"] is None and rec["window"] is None) or rec["lift"] > 1.0
-        ]
+        ranking = decode_ranking(search.records, coding, names, self.classes_)
+        self.results_ = ranking.results
+        self.best_features_ = ranking.best_features
+        self.regions_ = ranking.regions
         if isinstance(self.discretizer_, dict):
             keep = {subset for subset, _ in self.regions_}
             self.discretizer_ = {k: v for k, v in self.discretizer_.items() if k in keep}
-        self.local_support_, self.local_relevance_ = self._matched_support(X)
-        return self
 
-    def _auto_size(self, columns, enc, y_codes, n_classes, targets, shape, start):
+    def _auto_size(self, coding, y_codes, n_classes, targets, shape, start, log):
         """``max_features="auto"``: the largest subset size whose search fits ``max_seconds``.
 
         See :mod:`localselect.lift._budget`; refuses when single features do not fit.
@@ -520,27 +411,18 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
         left = (
             None if self.max_seconds is None else self.max_seconds - (time.perf_counter() - start)
         )
-        if self.resolution == "profiles" and enc is not None:
-            codes = enc.codes
-            cards = [int(codes[:, j].max(initial=-1)) + 1 for j in range(codes.shape[1])]
-            n_all = int(((codes >= 0).all(axis=1) & (y_codes >= 0)).sum())
-            threshold = self.min_support * n_all - 1e-9
-
-            def bound(k):
-                return profile_search_seconds(cards, len(y_codes), threshold, k)
-
-            size, estimate = auto_profile_size(bound, shape[1], left)
-        else:
-            task = _Task(columns, y_codes, n_classes, self.min_support, self.top_k, targets)
-            run = subset_runner(self.resolution, task)
-            size, estimate = auto_max_size(
-                run,
-                shape[1],
-                budget=left,
-                limit=MAX_SUBSETS,
-                n_jobs=self.n_jobs,
-                pilot_seconds=PILOT_SECONDS,
-            )
+        size, estimate = auto_size(
+            self.resolution,
+            coding,
+            y_codes,
+            n_classes,
+            shape[1],
+            min_support=self.min_support,
+            top_k=self.top_k,
+            targets=targets,
+            n_jobs=self.n_jobs,
+            budget=left,
+        )
         if size == 0:
             raise ValueError(
                 f"LiftFeatureSelector: max_features='auto' finds no subset size whose "
@@ -549,9 +431,8 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
                 f"{estimate:,.1f} s. Raise max_seconds (None: no limit), raise min_support "
                 f"(now {self.min_support:g}) or use a discretizer with fewer bins."
             )
-        self._log(
-            "max_features='auto': subsets of up to %d features (estimated %.1f s)", size, estimate
-        )
+        message = "max_features='auto': subsets of up to %d features (estimated %.1f s)"
+        log(1, message, size, estimate)
         return size
 
     def _too_long_message(self, exc, shape, max_size):
@@ -587,7 +468,7 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
             binned = self.discretizer_.transform(self._as_float(X))
             binned = binned.toarray() if hasattr(binned, "toarray") else binned
             vals = np.asarray(binned, dtype=float)[:, cols].astype(object)
-        return np.vectorize(_plain, otypes=[object])(vals) if vals.size else vals
+        return np.vectorize(plain, otypes=[object])(vals) if vals.size else vals
 
     def _matched_support(self, X):
         """Union mask and fraction-of-matches relevance of the ranked regions each row matches."""

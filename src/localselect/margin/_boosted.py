@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import warnings
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -23,6 +24,30 @@ from localselect.margin._solvers import im4e, immigrate_fit, prescreen_mask
 __all__ = ["BoostedImmigrate"]
 
 logger = logging.getLogger(__name__)
+
+
+class _Setup(NamedTuple):
+    """What every round shares: the resolved pre-screen, IM4E weights, ``n_candidates``."""
+
+    prescreen: float | str | None
+    max_features: int | None
+    im4e_weights: np.ndarray | None
+    n_candidates: int | str | None
+
+
+class _Rounds(NamedTuple):
+    """The kept rounds of boosting: learners, votes, weighted errors and sigmas."""
+
+    estimators: list
+    votes: list
+    errors: list
+    sigmas: list
+
+    def add(self, learner, vote: float, error: float, sigma: float) -> None:
+        self.estimators.append(learner)
+        self.votes.append(vote)
+        self.errors.append(error)
+        self.sigmas.append(sigma)
 
 
 @fill_doc
@@ -76,7 +101,10 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         Seeds the random initial matrices (``init="random"``); one seed per
         round is drawn up front.
     n_jobs : int, default=None
-        Threads over row blocks inside each round (rounds are sequential).
+        Threads over row blocks of the exact method's pairwise work inside
+        each round (rounds are sequential) and of the IM4E pre-screen. With
+        neighbour truncation (``n_candidates``) the rounds and ``predict``
+        run in one thread and ``n_jobs`` reaches only the neighbour search.
         Results do not depend on it.
     verbose : int, default=0
         1 logs each round and the progress of fits past 2 s (INFO) to
@@ -214,72 +242,92 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
                 f"sigma_min={self.sigma_min} exceeds sigma_max={self.sigma_max}; "
                 "sigma falls from sigma_max to sigma_min, so pass sigma_min <= sigma_max."
             )
-        n = X.shape[0]
-        k = len(self.classes_)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(np.iinfo(np.int32).max, size=self.n_estimators)
         prescreen, max_features = resolve_prescreen(self.prescreen, X.shape[1])
         im4e_weights = None
         if prescreen is not None or self.init == "im4e":
             im4e_weights = im4e(AllPairs(X, codes, n_jobs=self.n_jobs), 1.0, warn=False).weights
-        # The modelled features and their neighbours are the same in every round.
+        setup = _Setup(prescreen, max_features, im4e_weights, self.n_candidates)
+        pairs = self._shared_pairs(X, codes, setup)
+        self.n_candidates_ = pairs.n_candidates
+        rounds = self._boost(X, codes, pairs, seeds, setup, log)
+        self.estimators_ = rounds.estimators
+        self._pairs = pairs
+        self.estimator_weights_ = np.asarray(rounds.votes)
+        self.estimator_errors_ = np.asarray(rounds.errors)
+        self.sigmas_ = np.asarray(rounds.sigmas)
+        self.n_iter_ = np.array([est.n_iter_ for est in rounds.estimators])
+        importances = np.array([est.feature_importances_ for est in rounds.estimators])
+        self.feature_importances_ = self.estimator_weights_ @ importances / np.sum(rounds.votes)
+        return self
+
+    def _shared_pairs(self, X, codes, setup):
+        """The pair source of every round: the modelled features and their neighbours."""
         keep = np.ones(X.shape[1], dtype=bool)
-        if prescreen is not None:
-            keep = prescreen_mask(im4e_weights, prescreen, max_features=max_features)
-        Xk = X[:, keep]
-        k_param = self.n_candidates
-        pairs = resolve_pairs(
-            Xk,
+        if setup.prescreen is not None:
+            keep = prescreen_mask(
+                setup.im4e_weights, setup.prescreen, max_features=setup.max_features
+            )
+        return resolve_pairs(
+            X[:, keep],
             codes,
-            k_param,
+            setup.n_candidates,
             method="BoostedImmigrate",
             budget=2e7,
             power=2,
             passes=self.n_estimators * self.max_iter,
             n_jobs=self.n_jobs,
         )
-        self.n_candidates_ = pairs.n_candidates
-        loo_query = pairs.query(Xk, leave_one_out=True)
+
+    def _learner(self, X, codes, sigma, seed, D, pairs, setup):
+        """One round: IMMIGRATE on the sample weights ``D``, as a fitted :class:`Immigrate`."""
+        result = immigrate_fit(
+            X,
+            codes,
+            sigma,
+            rng=check_random_state(seed),
+            init=self.init,
+            prescreen=setup.prescreen,
+            max_features=setup.max_features,
+            max_iter=self.max_iter,
+            sample_weight=D,
+            im4e_weights=setup.im4e_weights,
+            n_jobs=self.n_jobs,
+            warn=False,
+            pairs=pairs,
+        )
+        learner = Immigrate(
+            sigma,
+            max_iter=self.max_iter,
+            init=self.init,
+            prescreen=self.prescreen,
+            n_candidates=setup.n_candidates,
+            n_jobs=self.n_jobs,
+            random_state=int(seed),  # the round's seed, an int (safe to save)
+        )
+        with_fit_result(learner, result, codes, self.classes_)
+        return learner, result
+
+    def _boost(self, X, codes, pairs, seeds, setup, log) -> _Rounds:
+        """The boosting rounds (SAMME weights; sigma falls geometrically)."""
+        n, k = X.shape[0], len(self.classes_)
+        loo_query = pairs.query(pairs.X, leave_one_out=True)
         factor = (self.sigma_min / self.sigma_max) ** (1.0 / self.n_estimators)
         D = np.full(n, 1.0 / n)
         sigma = self.sigma_max
-        estimators, votes, errors, sigmas = [], [], [], []
+        rounds = _Rounds([], [], [], [])
         first = None
         with log.task(self.n_estimators, "BIM rounds", unit="rounds") as task:
             for t in range(self.n_estimators):
-                result = immigrate_fit(
-                    X,
-                    codes,
-                    sigma,
-                    rng=check_random_state(seeds[t]),
-                    init=self.init,
-                    prescreen=prescreen,
-                    max_features=max_features,
-                    max_iter=self.max_iter,
-                    sample_weight=D,
-                    im4e_weights=im4e_weights,
-                    n_jobs=self.n_jobs,
-                    warn=False,
-                    pairs=pairs,
-                )
-                learner = Immigrate(
-                    sigma,
-                    max_iter=self.max_iter,
-                    init=self.init,
-                    prescreen=self.prescreen,
-                    n_candidates=k_param,
-                    n_jobs=self.n_jobs,
-                    random_state=int(seeds[t]),  # the round's seed, an int (safe to save)
-                )
-                with_fit_result(learner, result, codes, self.classes_)
+                learner, result = self._learner(X, codes, sigma, seeds[t], D, pairs, setup)
                 task.advance()
                 if first is None:
                     first = learner
                 loo = pairs.expected_distances(
                     loo_query, result.modelled_weights, sigma, n_jobs=self.n_jobs
                 )
-                pred = np.argmin(loo, axis=1)
-                wrong = pred != codes
+                wrong = np.argmin(loo, axis=1) != codes
                 eps = float(D @ wrong)
                 log(1, "BIM round %d: sigma=%.4g, error=%.4f", t + 1, sigma, eps)
                 sigma_t = sigma
@@ -288,35 +336,21 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
                     log(1, "BIM: error at least 1 - 1/%d, boosting stops (SAMME)", k)
                     break
                 if eps <= 0.0:
-                    estimators.append(learner)
-                    votes.append(1.0)
-                    errors.append(0.0)
-                    sigmas.append(sigma_t)
+                    rounds.add(learner, 1.0, 0.0, sigma_t)
                     break
                 alpha = 0.5 * (np.log((1.0 - eps) / eps) + np.log(k - 1.0))
-                estimators.append(learner)
-                votes.append(alpha)
-                errors.append(eps)
-                sigmas.append(sigma_t)
+                rounds.add(learner, alpha, eps, sigma_t)
                 D = D * np.exp(alpha * wrong)
                 D /= D.sum()
-        if not estimators:
+        if not rounds.estimators:
             warnings.warn(
                 "BoostedImmigrate: the first round had a weighted error of at least "
                 f"1 - 1/{k}; keeping it alone.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-            estimators, votes, errors, sigmas = [first], [1.0], [np.nan], [self.sigma_max]
-        self.estimators_ = estimators
-        self._pairs = pairs
-        self.estimator_weights_ = np.asarray(votes)
-        self.estimator_errors_ = np.asarray(errors)
-        self.sigmas_ = np.asarray(sigmas)
-        self.n_iter_ = np.array([est.n_iter_ for est in estimators])
-        importances = np.array([est.feature_importances_ for est in estimators])
-        self.feature_importances_ = self.estimator_weights_ @ importances / np.sum(votes)
-        return self
+            return _Rounds([first], [1.0], [np.nan], [self.sigma_max])
+        return rounds
 
     def _votes(self, X):
         check_is_fitted(self)

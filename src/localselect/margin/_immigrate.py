@@ -103,8 +103,11 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
     random_state : int, RandomState instance or None, default=None
         Seed of the random initial ``W`` (``init="random"``).
     n_jobs : int, default=None
-        Threads over row blocks of the pairwise work. Results do not depend on
-        it.
+        Threads over row blocks of the pairwise work of the exact method (and
+        of the IM4E pre-screen). With neighbour truncation (``n_candidates``;
+        ``"auto"`` truncates past 1,000 samples) the iterations and
+        ``predict`` run in one thread and ``n_jobs`` reaches only the
+        neighbour search. Results do not depend on it.
     verbose : int, default=0
         1 logs stages and the progress of fits past 2 s (INFO), 2 also the
         cost of every iteration (DEBUG), to
@@ -198,10 +201,9 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
     hits' sum of ``exp(-q / sigma)`` (likewise for misses; it is also the
     total variation distance between the truncated and exact softmax);
     ``dropped_weight_bound_`` reports its mean. The bound is loose (``m`` is
-    often 0); ``localselect bench medium`` measures the true dropped weight
-    (on 3,000 x 40 waveform data about 4%, on 8,000 x 12 electrical-grid
-    data about 35%, with ``sigma = 1``): where it is large, truncation is a
-    local variant of the method rather than an approximation of it. With
+    often 0); the true dropped weight, measured on benchmark tables, is in
+    the user guide: where it is large, truncation is a local variant of the
+    method rather than an approximation of it. With
     ``k`` at least the class sizes nothing is dropped and results equal the
     exact method's. ``"auto"`` keeps every data set of the paper's Tables
     2 and 3 (at most 768 samples) exact.
@@ -214,12 +216,12 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
     ``prescreen`` always keeps at least the feature with the largest IM4E
     weight; its IM4E uses the same ``sigma``, ``max_iter`` and ``tol``.
 
-    **Oscillation.** The two alternating steps do not always settle: on some
-    data the cost enters a 2-cycle (e.g. Singh's prostate data, sigma = 1:
-    about -28,700 and -31,200 in turn), so a small ``tol`` is never met and
-    ``max_iter`` ends the fit with a ``ConvergenceWarning``, as the paper's
-    preset of 10 iterations does.
-    Ties in ``n_features_to_select`` go to the lower feature index.
+    **Oscillation.** The alternation can enter a 2-cycle of the cost, so a
+    small ``tol`` is never met and ``max_iter`` ends the fit with a
+    ``ConvergenceWarning``; a measured case is in the :ref:`user guide
+    <margin-oscillation>` (docs/margin.md).
+
+    **Ties** in ``n_features_to_select`` go to the lower feature index.
 
     References
     ----------

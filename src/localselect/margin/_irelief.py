@@ -36,7 +36,9 @@ class IRelief(_SoftmaxMarginSelector):
         %(fdr)s
     %(n_candidates_vector)s
     n_jobs : int, default=None
-        Threads over row blocks; results do not depend on it.
+        Threads over row blocks of the exact method; with neighbour truncation
+        (``n_candidates``) only the neighbour search uses them. Results do not
+        depend on it.
     verbose : int, default=0
         1 logs stages (INFO), 2 also iterations (DEBUG), to
         ``logging.getLogger("localselect.margin")``.
