@@ -7,6 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Product, Sum, WhiteKernel
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -14,13 +15,14 @@ from threadpoolctl import threadpool_limits
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._estimators import Declaration
 from localselect._pairwise import row_chunks
 from localselect._renames import deprecated_option, renamed_attribute, renamed_parameter
 from localselect._runtime import map_tasks
-from localselect.base import LabelledFitMixin, LocalSelectorMixin, verbose_log
+from localselect.base import LabelledFitMixin, LocalSelectorMixin, shared_constraints, verbose_log
 from localselect.gp._fitsteps import algorithm1, validate_subspaces
 from localselect.gp._medoids import k_medoids
-from localselect.gp._multigp import fit_posterior
+from localselect.gp._multigp import SharedKernelGP, fit_posterior
 from localselect.gp._scores import gaussian_kl, raw_discriminative_scores, scale_scores
 from localselect.gp._subspace import THRESHOLD_OVER, select_subspaces
 from localselect.gp._validation import knn_votes, masked_sq_dists
@@ -329,6 +331,12 @@ class GPLocalFeatureSelection(
     (3, 30)
     """
 
+    _declaration = Declaration(
+        "gp",
+        check={"n_neighbors": 3, "max_iter": 5, "random_state": 0},
+        demo={"max_observations": 150},
+        holds=(SharedKernelGP, ConstantKernel, Product, RBF, Sum, WhiteKernel),
+    )
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "threshold": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
@@ -351,9 +359,7 @@ class GPLocalFeatureSelection(
         "prior_mean": [StrOptions({"zero", "feature"})],
         "init_hyperparameters": ["array-like", None],
         "callback": [callable, None],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        **shared_constraints("random_state", "n_jobs", "verbose"),
     }
 
     _min_class_size = 2
@@ -668,11 +674,6 @@ class GPLocalFeatureSelection(
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
 
 
 def _block_subspaces(est: GPLocalFeatureSelection, Xs: np.ndarray) -> np.ndarray:

@@ -11,14 +11,23 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
+from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions, fit_context
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
-from localselect.base import LocalSelectorMixin, check_classification_data, verbose_log
+from localselect.base import (
+    Declaration,
+    LocalSelectorMixin,
+    TargetRequiredMixin,
+    check_classification_data,
+    shared_constraints,
+    verbose_log,
+)
 from localselect.lift._budget import auto_max_size, auto_profile_size
+from localselect.lift._discretize import MahalanobisQuantileDiscretizer
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import (
     MAX_SUBSETS,
@@ -59,7 +68,9 @@ def _plain(value):
 
 
 @fill_doc
-class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin, BaseEstimator):
+class LiftFeatureSelector(
+    TargetRequiredMixin, LocalSelectorMixin, SelectorMixin, PortableStateMixin, BaseEstimator
+):
     """Select features, windows or profiles by the Local Lift Dependence Scale.
 
     Marcondes, Simonis and Barrera's multi-resolution feature selection on
@@ -254,6 +265,15 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
     (('a',), ('y',), 2.0)
     """
 
+    _declaration = Declaration(
+        "llds",
+        check={"max_features": 2, "discretizer": MahalanobisQuantileDiscretizer()},
+        demo={
+            "max_features": 2,
+            "discretizer": KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
+        },
+        holds=(MahalanobisQuantileDiscretizer, f"{__name__}._TertileBins"),
+    )
     _parameter_constraints = {
         "resolution": [StrOptions({"features", "windows", "profiles"})],
         "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
@@ -262,8 +282,7 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
         "top_k": [Interval(Integral, 1, None, closed="left")],
         "discretizer": [HasMethods(["fit_transform"]), StrOptions({"auto"}), None],
         "max_seconds": [Interval(Real, 0, None, closed="neither"), None],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        **shared_constraints("n_jobs", "verbose"),
     }
 
     def __init__(
@@ -640,7 +659,6 @@ class LiftFeatureSelector(LocalSelectorMixin, SelectorMixin, PortableStateMixin,
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
         tags.input_tags.allow_nan = True
         tags.input_tags.string = True
         tags.input_tags.categorical = True
