@@ -121,8 +121,9 @@ SHARED_CONSTRAINTS: dict[str, list] = {
 
 
 def shared_constraints(*names: str) -> dict[str, list]:
-    """The entries of :data:`SHARED_CONSTRAINTS` for ``names``, to merge into
-    ``_parameter_constraints``: ``{..., **shared_constraints("n_jobs", "verbose")}``.
+    """The entries of :data:`SHARED_CONSTRAINTS` for ``names``, to merge into constraints.
+
+    ``_parameter_constraints = {..., **shared_constraints("n_jobs", "verbose")}``.
 
     Parameters
     ----------
@@ -150,7 +151,7 @@ class TargetRequiredMixin:
     """
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
 

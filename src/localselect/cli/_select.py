@@ -172,7 +172,7 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         required=True,
         help="one of %(names)s, or module:Class for any estimator",
     )
-    method.names = _MethodNames()  # type: ignore[attr-defined]  # %(names)s, when shown
+    method.names = _MethodNames()  # %(names)s: the declared names, listed when shown
     p.add_argument(
         "--input",
         required=True,
