@@ -1,4 +1,4 @@
-"""Utilities: estimator discovery, the registry of fast settings, the local-selector checks."""
+"""Utilities: estimator discovery, the declared fast settings, the local-selector checks."""
 
 from localselect.utils._registry import fast_estimators, fast_params
 from localselect.utils.discovery import all_estimators
