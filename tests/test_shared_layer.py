@@ -89,10 +89,7 @@ def test_fast_params_are_fresh_copies():
     second = fast_params("LiftFeatureSelector", "demo")["discretizer"]
     assert first is not second
     assert first is not LiftFeatureSelector._declaration.demo["discretizer"]
-    assert (
-        first.get_params()
-        == LiftFeatureSelector._declaration.demo["discretizer"].get_params()
-    )
+    assert first.get_params() == LiftFeatureSelector._declaration.demo["discretizer"].get_params()
     assert fast_params("NoSuchEstimator", "check") == {}
     with pytest.raises(ValueError, match="profile"):
         fast_params("Immigrate", "fast")
