@@ -14,12 +14,7 @@ from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._renames import deprecated_option, renamed_parameter
 from localselect._runtime import ensure_compiled
-from localselect.base import (
-    Declaration,
-    LabelledFitMixin,
-    LocalSelectorMixin,
-    shared_constraints,
-)
+from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
 from localselect.lfs._decide import prediction_regions, query_subsets, similarities
 from localselect.lfs._fit import FIT_KERNEL, fit_iteration
 from localselect.lfs._select import nearest_candidates

@@ -15,12 +15,7 @@ from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._renames import deprecated_option
-from localselect.base import (
-    Declaration,
-    LabelledFitMixin,
-    ScoreSelectorMixin,
-    shared_constraints,
-)
+from localselect.base import Declaration, LabelledFitMixin, ScoreSelectorMixin, shared_constraints
 from localselect.margin._common import (
     CANDIDATES_CONSTRAINT,
     NEED_HITS,

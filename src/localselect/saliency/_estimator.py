@@ -24,12 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import HasMethods, Interval
-from localselect.base import (
-    Declaration,
-    LabelledFitMixin,
-    LocalSelectorMixin,
-    shared_constraints,
-)
+from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
 from localselect.saliency._knockoffs import (
     gaussian_knockoffs,
     knockoff_threshold,
