@@ -6,7 +6,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from localselect.base import LocalSelectorMixin
-from localselect.utils import FAST_PARAMS, all_estimators, fast_estimators
+from localselect.utils import fast_estimators
 from localselect.utils.estimator_checks import local_selector_checks
 
 #: Checks an estimator is known to fail, with the reason (sklearn's expected_failed_checks).
@@ -36,10 +36,3 @@ def _local_cases():
 @pytest.mark.parametrize(("estimator", "check"), list(_local_cases()))
 def test_local_selector_contract(estimator, check):
     check(type(estimator).__name__, estimator)
-
-
-def test_registry_names_real_estimators():
-    names = {name for name, _ in all_estimators()}
-    assert "FisherScore" in names
-    unknown = set(FAST_PARAMS) - names
-    assert not unknown, f"FAST_PARAMS names estimators that do not exist: {unknown}"

@@ -1,4 +1,4 @@
-"""The rules every estimator shares (localselect.base) and the registry of fast settings."""
+"""The rules every estimator shares (localselect.base) and the fast settings they declare."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from localselect import FisherScore, Immigrate, Relief, ReliefF
+from localselect import FisherScore, Immigrate, LiftFeatureSelector, Relief, ReliefF
 from localselect.base import (
     check_classification_data,
     resolve_n_features,
     top_k_support,
     verbose_log,
 )
-from localselect.utils import FAST_PARAMS, fast_estimators, fast_params
+from localselect.utils import fast_estimators, fast_params
 
 
 def test_classification_data_codes_and_messages():
@@ -88,10 +88,8 @@ def test_fast_params_are_fresh_copies():
     first = fast_params("LiftFeatureSelector", "demo")["discretizer"]
     second = fast_params("LiftFeatureSelector", "demo")["discretizer"]
     assert first is not second
-    assert (
-        first.get_params()
-        == FAST_PARAMS["LiftFeatureSelector"]["demo"]["discretizer"].get_params()
-    )
+    assert first is not LiftFeatureSelector._declaration.demo["discretizer"]
+    assert first.get_params() == LiftFeatureSelector._declaration.demo["discretizer"].get_params()
     assert fast_params("NoSuchEstimator", "check") == {}
     with pytest.raises(ValueError, match="profile"):
         fast_params("Immigrate", "fast")
@@ -99,7 +97,8 @@ def test_fast_params_are_fresh_copies():
 
 def test_fast_estimators_use_the_registry():
     for name, est in fast_estimators("check"):
-        expected = FAST_PARAMS.get(name, {}).get("check", {})
+        declared = vars(type(est)).get("_declaration")
+        expected = declared.check if declared is not None else {}
         params = est.get_params(deep=False)
         for key, value in expected.items():
             if hasattr(value, "get_params"):

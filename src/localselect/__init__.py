@@ -14,65 +14,38 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
+from localselect._estimators import EXPORTS
+
+# For type checkers, the same names as EXPORTS (tests/test_registry.py checks they agree).
 if TYPE_CHECKING:
-    from localselect.base import LocalSelectorMixin
-    from localselect.filters import MRMR, FisherScore, fisher_score
-    from localselect.gp import GPLocalFeatureSelection
-    from localselect.lfs import LocalFeatureSelection
-    from localselect.lift import LiftFeatureSelector
-    from localselect.margin import (
-        IM4E,
-        BoostedImmigrate,
-        Immigrate,
-        IRelief,
-        Relief,
-        ReliefF,
-        Simba,
+    from localselect.base import LocalSelectorMixin as LocalSelectorMixin
+    from localselect.filters import MRMR as MRMR
+    from localselect.filters import FisherScore as FisherScore
+    from localselect.filters import fisher_score as fisher_score
+    from localselect.gp import GPLocalFeatureSelection as GPLocalFeatureSelection
+    from localselect.lfs import LocalFeatureSelection as LocalFeatureSelection
+    from localselect.lift import LiftFeatureSelector as LiftFeatureSelector
+    from localselect.margin import IM4E as IM4E
+    from localselect.margin import BoostedImmigrate as BoostedImmigrate
+    from localselect.margin import Immigrate as Immigrate
+    from localselect.margin import IRelief as IRelief
+    from localselect.margin import Relief as Relief
+    from localselect.margin import ReliefF as ReliefF
+    from localselect.margin import Simba as Simba
+    from localselect.saliency import (
+        ConditionalSaliencySelection as ConditionalSaliencySelection,
     )
-    from localselect.saliency import ConditionalSaliencySelection
 
 try:
     __version__ = version("localselect")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-#: Public name -> module that defines it (imported when the name is first read).
-_LAZY = {
-    "LocalSelectorMixin": "localselect.base",
-    "FisherScore": "localselect.filters",
-    "MRMR": "localselect.filters",
-    "fisher_score": "localselect.filters",
-    "GPLocalFeatureSelection": "localselect.gp",
-    "LocalFeatureSelection": "localselect.lfs",
-    "LiftFeatureSelector": "localselect.lift",
-    "ConditionalSaliencySelection": "localselect.saliency",
-    "IM4E": "localselect.margin",
-    "BoostedImmigrate": "localselect.margin",
-    "Immigrate": "localselect.margin",
-    "IRelief": "localselect.margin",
-    "Relief": "localselect.margin",
-    "ReliefF": "localselect.margin",
-    "Simba": "localselect.margin",
-}
+#: Public name -> module that defines it (imported when the name is first read): the
+#: registry's list (:mod:`localselect._estimators`).
+_LAZY = EXPORTS
 
-__all__ = [
-    "IM4E",
-    "MRMR",
-    "BoostedImmigrate",
-    "ConditionalSaliencySelection",
-    "FisherScore",
-    "GPLocalFeatureSelection",
-    "IRelief",
-    "Immigrate",
-    "LiftFeatureSelector",
-    "LocalFeatureSelection",
-    "LocalSelectorMixin",
-    "Relief",
-    "ReliefF",
-    "Simba",
-    "__version__",
-    "fisher_score",
-]
+__all__ = sorted([*EXPORTS, "__version__"])
 
 
 def __getattr__(name: str) -> Any:

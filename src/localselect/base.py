@@ -56,13 +56,19 @@ The module also holds the rules every estimator shares:
 * :func:`verbose_log`: ``verbose`` to log messages, without touching any
   logger's level;
 * :class:`LabelledFitMixin`: the one ``fit(X, y)`` of the estimators trained
-  on class labels, which hands validated data to the subclass's ``_fit``.
+  on class labels, which hands validated data to the subclass's ``_fit``;
+* :func:`shared_constraints`: the one constraint of the parameters every
+  estimator spells alike (``n_jobs``, ``random_state``, ``verbose``), and
+  :class:`TargetRequiredMixin`: the one "fit needs ``y``" tag;
+* :class:`~localselect._estimators.Declaration` (re-exported): what a public
+  estimator declares on its class for the front ends (CLI name, fast test
+  parameters, the types its fitted state holds).
 """
 
 from __future__ import annotations
 
 import logging
-from abc import abstractmethod
+from abc import ABCMeta, abstractmethod
 from numbers import Integral, Real
 
 import numpy as np
@@ -73,21 +79,26 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
+from localselect._estimators import Declaration
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
 from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, EvidenceMixin
 
 __all__ = [
     "N_FEATURES_CONSTRAINT",
+    "SHARED_CONSTRAINTS",
+    "Declaration",
     "GlobalRelevanceMixin",
     "LabelledFitMixin",
     "LocalSelectorMixin",
     "ScoreSelectorMixin",
+    "TargetRequiredMixin",
     "check_classification_data",
     "local_relevance",
     "local_support",
     "relevance_scope",
     "resolve_n_features",
+    "shared_constraints",
     "top_k_support",
     "verbose_log",
 ]
@@ -99,6 +110,50 @@ N_FEATURES_CONSTRAINT: list = [
     Interval(RealNotInt, 0, 1, closed="right"),
     None,
 ]
+
+#: Constraints of the parameters every estimator spells alike (STYLE.md, section 2);
+#: an estimator merges the ones it takes with :func:`shared_constraints`.
+SHARED_CONSTRAINTS: dict[str, list] = {
+    "n_jobs": [Integral, None],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
+
+
+def shared_constraints(*names: str) -> dict[str, list]:
+    """The entries of :data:`SHARED_CONSTRAINTS` for ``names``, to merge into constraints.
+
+    ``_parameter_constraints = {..., **shared_constraints("n_jobs", "verbose")}``.
+
+    Parameters
+    ----------
+    *names : str
+        Keys of :data:`SHARED_CONSTRAINTS`.
+
+    Returns
+    -------
+    constraints : dict
+        ``name -> list of constraints`` (fresh lists).
+
+    Examples
+    --------
+    >>> shared_constraints("random_state", "verbose")
+    {'random_state': ['random_state'], 'verbose': ['verbose']}
+    """
+    return {name: list(SHARED_CONSTRAINTS[name]) for name in names}
+
+
+class TargetRequiredMixin:
+    """Tags the estimator as needing ``y`` in ``fit`` (``target_tags.required``).
+
+    Every estimator trained on class labels has it, through
+    :class:`LabelledFitMixin` or :class:`ScoreSelectorMixin`.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
 
 
 def check_classification_data(
@@ -247,7 +302,7 @@ def verbose_log(logger: logging.Logger, verbose: int) -> Reporter:
     return Reporter(logger, verbose)
 
 
-class LocalSelectorMixin(TransformerMixin):
+class LocalSelectorMixin(TransformerMixin, metaclass=ABCMeta):
     """Mixin for estimators that select a feature subset per sample.
 
     Subclasses implement ``_local_support_mask(X)`` returning a boolean array of
@@ -280,7 +335,11 @@ class LocalSelectorMixin(TransformerMixin):
 
     @abstractmethod
     def _local_support_mask(self, X):
-        """Boolean mask of shape (n_samples, n_features) for validated ``X``."""
+        """Boolean mask of shape (n_samples, n_features) for validated ``X``.
+
+        Every local selector implements it (a class without it cannot be
+        instantiated).
+        """
 
     def _local_relevance(self, X):
         """Real relevance of shape (n_samples, n_features) for validated ``X``."""
@@ -454,7 +513,7 @@ class GlobalRelevanceMixin:
         return self.get_local_support(X).astype(np.float64)
 
 
-class ScoreSelectorMixin(EvidenceMixin, GlobalRelevanceMixin, SelectorMixin):
+class ScoreSelectorMixin(EvidenceMixin, GlobalRelevanceMixin, SelectorMixin, TargetRequiredMixin):
     """Global selector keeping the features of highest ``feature_importances_``.
 
     Every row gets the one subset (:class:`GlobalRelevanceMixin`).
@@ -476,11 +535,6 @@ class ScoreSelectorMixin(EvidenceMixin, GlobalRelevanceMixin, SelectorMixin):
         if self.n_features_to_select == "auto":
             return self._auto_support()
         return top_k_support(self.feature_importances_, self.n_features_to_select)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
 
 
 def is_selector(estimator) -> bool:
@@ -569,7 +623,7 @@ def local_relevance(estimator, X):
     return np.asarray(local_support(estimator, X), dtype=bool).astype(np.float64)
 
 
-class LabelledFitMixin:
+class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
     """One ``fit(X, y)`` for the estimators trained on class labels.
 
     ``fit`` validates ``X`` (float64, or as given when the estimator's tags
@@ -582,13 +636,16 @@ class LabelledFitMixin:
     ``verbose``, to the subclass's module logger). ``_fit`` returns ``self``.
     Then a subclass's ``_fit_evidence(X, codes)``, if any, runs (the null of
     ``"auto"``, see :class:`~localselect.evidence.EvidenceMixin`).
+    ``_fit`` is abstract: a class without it cannot be instantiated. The mixin
+    also tags the estimator as needing ``y`` (:class:`TargetRequiredMixin`).
     """
 
     _min_class_size = 1
     _class_size_reason = ""
 
+    @abstractmethod
     def _fit(self, X, codes, log):
-        raise NotImplementedError
+        """Fit on validated ``X`` and integer class ``codes``; return ``self``."""
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):

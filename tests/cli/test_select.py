@@ -205,7 +205,8 @@ def test_parquet_without_pyarrow_is_one_clear_line(tmp_path, capsys, monkeypatch
 
 def test_raw_input_methods_keep_missing_values_and_text(table, tmp_path, monkeypatch, capsys):
     path, frame = table
-    monkeypatch.setitem(_select.METHODS, "llds", f"{__name__}:TinyTableSelector")
+    declared = _select.methods()
+    monkeypatch.setattr(_select, "methods", lambda: {**declared, "llds": TinyTableSelector})
     out = tmp_path / "llds"
     assert main(["select", "--method", "llds", "--input", str(path), "--target", "diagnosis",
                  "--out", str(out), "--report"]) == 0  # fmt: skip
@@ -273,24 +274,28 @@ def test_unreadable_inputs(tmp_path, capsys):
     assert code != 0 and capsys.readouterr().err.count("\n") == 1
 
 
-def test_every_named_method_resolves_or_says_not_available():
-    for name in _select.METHODS:
-        try:
-            cls = _select.resolve_method(name)
-        except Exception as exc:
-            assert "not available in this version" in str(exc)
-        else:
-            assert hasattr(cls, "fit") and hasattr(cls, "get_params")
+def test_every_named_method_resolves_to_its_class():
+    for name, cls in _select.methods().items():
+        assert _select.resolve_method(name) is cls
+        assert _select.resolve_method(name.upper()) is cls
+        assert hasattr(cls, "fit") and hasattr(cls, "get_params")
 
 
 def test_every_public_selector_has_a_cli_name():
     from localselect.utils import all_estimators
 
-    named = set(_select.METHODS.values())
+    named = set(_select.methods().values())
     for name, cls in all_estimators():
         if name.endswith("Discretizer"):
             continue  # a preprocessing step of LLDS, not a selector
-        assert f"{cls.__module__.rsplit('.', 1)[0]}:{name}" in named, name
+        assert cls in named, name
+
+
+def test_method_help_lists_the_declared_names(capsys):
+    with pytest.raises(SystemExit):
+        main(["select", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert f"one of {', '.join(sorted(_select.methods()))}, or module:Class" in help_text
 
 
 def test_ranking_only_selector_importance_follows_its_order(table, tmp_path):

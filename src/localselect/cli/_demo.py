@@ -7,7 +7,7 @@ of the true features can be scored). Global
 selectors are scored as ``StandardScaler -> selector -> 5-NN``; classifiers
 are scored directly. The table grows as methods land: the list comes from
 :func:`localselect.utils.fast_estimators` (the ``"demo"`` settings of
-:data:`localselect.utils.FAST_PARAMS`). A method that fails gets a row saying
+each estimator declares on its class). A method that fails gets a row saying
 why (the others still run) and the exit code is 1. ``--report DIR`` writes
 ``report.html`` (the table and, per selector, its selection frequency,
 recovery of the known relevant features and weight matrix) and ``results.csv``.

@@ -4,19 +4,19 @@
 columns, the method) with :func:`skops.io.dump` as ``model.skops``. ``predict``
 reads the file's list of types first (:func:`skops.io.get_untrusted_types`,
 which runs nothing) and loads it only when every type is in
-:func:`trusted_types`: localselect's estimators and the scikit-learn and numpy
-types they hold. Anything else is refused with one line naming the type, before
-any object is built. A pickle or joblib file, which can run any code when
+:func:`trusted_types`: localselect's estimators, the types they declare they hold
+and those of the CLI's preparation. Anything else is refused with one line naming the
+type, before any object is built. A pickle or joblib file, which can run any code when
 loaded, is refused.
 """
 
 from __future__ import annotations
 
 import zipfile
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from localselect._estimators import held_types, registered
 from localselect.cli._errors import CLIError
 
 __all__ = ["MODEL_FILE", "MODEL_FORMAT", "load_model", "save_model", "trusted_types"]
@@ -28,10 +28,10 @@ MODEL_FILE = "model.skops"
 #: refuses any other.
 MODEL_FORMAT = 1
 
-#: scikit-learn and numpy types the saved bundles hold besides localselect's own: the
-#: CLI's preparation (impute, scale, one-hot, the text cast), GP's kernels and the
-#: saliency selector's network and neighbour index.
-_LIBRARY_TYPES = (
+#: Types the CLI's own preparation holds (impute, scale, one-hot, the text cast):
+#: scikit-learn's, numpy's and the CLI's. Each estimator declares the types it holds
+#: itself (``holds`` of its :class:`~localselect.base.Declaration`).
+_PREPARATION_TYPES = (
     "sklearn.pipeline.Pipeline",
     "sklearn.compose._column_transformer.ColumnTransformer",
     "sklearn.compose._column_transformer._RemainderColsList",
@@ -39,48 +39,27 @@ _LIBRARY_TYPES = (
     "sklearn.preprocessing._data.StandardScaler",
     "sklearn.preprocessing._encoders.OneHotEncoder",
     "sklearn.impute._base.SimpleImputer",
-    "sklearn.gaussian_process.kernels.ConstantKernel",
-    "sklearn.gaussian_process.kernels.Product",
-    "sklearn.gaussian_process.kernels.RBF",
-    "sklearn.gaussian_process.kernels.Sum",
-    "sklearn.gaussian_process.kernels.WhiteKernel",
     "sklearn.utils._bunch.Bunch",
-    # ConditionalSaliencySelection: its MLP's optimiser state and the neighbour index
-    "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
-    "sklearn.neural_network._stochastic_optimizers.SGDOptimizer",
-    "sklearn.neighbors._kd_tree.KDTree",
-    "sklearn.neighbors._ball_tree.BallTree",
-    "sklearn.metrics._dist_metrics.EuclideanDistance64",
     "numpy.dtype",
-)
-
-#: localselect types held inside fitted estimators or the CLI's preparation.
-_INTERNAL_TYPES = (
     "localselect.cli._columns.AsBinary",
     "localselect.cli._table._AsText",
-    "localselect.evidence._null.NullResult",
-    "localselect.gp._multigp.SharedKernelGP",
-    "localselect.lift._selector._TertileBins",
-    "localselect.margin._pairs.AllPairs",
-    "localselect.margin._pairs.NeighbourPairs",
 )
 
 
-@cache
 def trusted_types() -> frozenset[str]:
     """Every type name ``predict`` loads from a model file.
 
     Returns
     -------
     names : frozenset of str
-        ``module.Class`` of each localselect estimator
-        (:func:`localselect.utils.all_estimators`), the internal types they hold, and
-        the scikit-learn/numpy types of :data:`_LIBRARY_TYPES`.
+        ``module.Class`` of each registered estimator and of the types it
+        declares it holds (:func:`localselect._estimators.held_types`), and
+        the types of the CLI's preparation (:data:`_PREPARATION_TYPES`).
     """
-    from localselect.utils import all_estimators
-
-    own = {f"{cls.__module__}.{cls.__name__}" for _, cls in all_estimators()}
-    return frozenset(own | set(_INTERNAL_TYPES) | set(_LIBRARY_TYPES))
+    names = set(_PREPARATION_TYPES)
+    for cls in registered().values():
+        names |= held_types(cls)
+    return frozenset(names)
 
 
 def save_model(bundle: dict[str, Any], path: Path) -> None:
@@ -119,7 +98,8 @@ def load_model(path: Path, *, what: str = "") -> Any:
         found = sio.get_untrusted_types(file=path)
     except Exception as exc:
         raise CLIError(f"{what} (skops cannot read it: {type(exc).__name__})") from exc
-    untrusted = [name for name in found if name not in trusted_types()]
+    trusted = trusted_types()
+    untrusted = [name for name in found if name not in trusted]
     if untrusted:
         raise CLIError(
             f"refusing to load {str(path)!r}: it holds the untrusted type {untrusted[0]!r} "

@@ -26,9 +26,9 @@ Reading and preparing the table is :mod:`localselect.cli._table` (documented in
 ``docs/cli.md``); LLDS takes the table as it is (:data:`RAW_INPUT_METHODS`).
 The HTML report is :mod:`localselect.cli._report`.
 
-The CLI holds no algorithm logic: methods are looked up by name in
-:data:`METHODS` and imported lazily, so a method that has not landed yet gives
-one clear line.
+The CLI holds no algorithm logic: the method names are those the estimators
+declare (:func:`methods`, from :mod:`localselect._estimators`), looked up when
+``select`` runs, so building the parser imports no estimator.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from localselect._estimators import cli_methods
 from localselect.cli._answers import feature_table, row_masks, row_relevance
 from localselect.cli._errors import CLIError, note, warn
 from localselect.cli._evidence import (
@@ -62,30 +63,13 @@ if TYPE_CHECKING:
 # so building the parser (``localselect --help``) imports none of them.
 
 __all__ = [
-    "METHODS",
     "RAW_INPUT_METHODS",
     "add_reading_arguments",
     "add_select_parser",
+    "methods",
     "resolve_method",
     "run_select",
 ]
-
-#: CLI method names -> ``module:Class`` of the public estimator.
-METHODS: dict[str, str] = {
-    "bim": "localselect.margin:BoostedImmigrate",
-    "fisher": "localselect.filters:FisherScore",
-    "gp": "localselect.gp:GPLocalFeatureSelection",
-    "im4e": "localselect.margin:IM4E",
-    "immigrate": "localselect.margin:Immigrate",
-    "irelief": "localselect.margin:IRelief",
-    "lfs": "localselect.lfs:LocalFeatureSelection",
-    "llds": "localselect.lift:LiftFeatureSelector",
-    "mrmr": "localselect.filters:MRMR",
-    "relief": "localselect.margin:Relief",
-    "relieff": "localselect.margin:ReliefF",
-    "saliency": "localselect.saliency:ConditionalSaliencySelection",
-    "simba": "localselect.margin:Simba",
-}
 
 #: Methods that take the table as it is (discrete values, missing values allowed).
 RAW_INPUT_METHODS = frozenset({"llds"})
@@ -124,33 +108,48 @@ def _takes_nan(estimator: Any) -> bool:
         return False
 
 
+def methods() -> dict[str, type]:
+    """CLI method name -> estimator class: every estimator's declared name.
+
+    Imports the estimators (:func:`localselect._estimators.cli_methods`).
+    """
+    return cli_methods()
+
+
+class _MethodNames:
+    """The method names for ``--method``'s help, listed when the help is shown."""
+
+    def __str__(self) -> str:
+        return ", ".join(sorted(methods()))
+
+
 def resolve_method(name: str) -> type:
     """The estimator class for a CLI method name, or ``module:Class`` for any estimator.
 
     Raises
     ------
     CLIError
-        Unknown name, or a method not available in this version.
+        Unknown name, or a ``module:Class`` that cannot be imported.
     """
-    path = METHODS.get(name.lower())
-    if path is None and ":" in name:
-        path = name
-    if path is None:
-        close = difflib.get_close_matches(name.lower(), METHODS, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise CLIError(
-            f"unknown method {name!r}{hint}; choose from {', '.join(sorted(METHODS))} "
-            "or give module:Class"
-        )
-    module_name, _, class_name = path.partition(":")
+    if ":" not in name:
+        known = methods()
+        cls = known.get(name.lower())
+        if cls is None:
+            close = difflib.get_close_matches(name.lower(), known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise CLIError(
+                f"unknown method {name!r}{hint}; choose from {', '.join(sorted(known))} "
+                "or give module:Class"
+            )
+        return cls
+    module_name, _, class_name = name.partition(":")
     try:
-        cls = getattr(import_module(module_name), class_name)
+        return getattr(import_module(module_name), class_name)
     except (ImportError, AttributeError) as exc:
         raise CLIError(
             f"method {name!r} is not available in this version of localselect "
             f"({module_name}.{class_name} not found: {exc})"
         ) from exc
-    return cls
 
 
 def add_select_parser(sub: Any) -> argparse.ArgumentParser:
@@ -167,11 +166,12 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
             "or text, compressed or not (.gz, .bz2, .zip, .xz, .zst), or Parquet."
         ),
     )
-    p.add_argument(
+    method = p.add_argument(
         "--method",
         required=True,
-        help=f"one of {', '.join(sorted(METHODS))}, or module:Class for any estimator",
+        help="one of %(names)s, or module:Class for any estimator",
     )
+    method.names = _MethodNames()  # %(names)s: the declared names, listed when shown
     p.add_argument(
         "--input",
         required=True,

@@ -18,8 +18,10 @@ from typing import Any
 import numpy as np
 
 from localselect._compat import Interval, StrOptions
+from localselect._estimators import Declaration
 from localselect.evidence._fdr import bh_qvalues
 from localselect.evidence._null import (
+    NullResult,
     default_rounds,
     empirical_pvalues,
     permutation_null,
@@ -47,6 +49,8 @@ class EvidenceMixin:
     ``random_state`` if it has one, else from a fixed seed.
     """
 
+    #: A fitted ``"auto"`` selector holds its null (``null_``), for the model loader.
+    _declaration = Declaration(holds=(NullResult,))
     _evidence_null = "shadow"
     _evidence_draws: int | None = None
     fdr: float

@@ -9,7 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
 from localselect._docstrings import fill_doc
-from localselect.base import LabelledFitMixin, ScoreSelectorMixin
+from localselect.base import Declaration, LabelledFitMixin, ScoreSelectorMixin
 
 __all__ = ["FisherScore", "fisher_score", "fisher_score_permuted"]
 
@@ -149,6 +149,9 @@ class FisherScore(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
     array([ 7, 22, 27])
     """
 
+    _declaration = Declaration(
+        "fisher", check={"n_features_to_select": 2}, demo={"n_features_to_select": 5}
+    )
     _parameter_constraints = {**ScoreSelectorMixin._parameter_constraints}
 
     def __init__(self, n_features_to_select=10, *, fdr=0.1):

@@ -32,6 +32,7 @@ from localselect._compat import Interval
 from localselect._docstrings import fill_doc
 from localselect.base import (
     N_FEATURES_CONSTRAINT,
+    Declaration,
     GlobalRelevanceMixin,
     LabelledFitMixin,
     resolve_n_features,
@@ -189,6 +190,7 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
     array([1])
     """
 
+    _declaration = Declaration("mrmr")  # fast enough with its defaults
     _parameter_constraints = {
         # a count or a fraction: mRMR has no score that None could threshold
         "n_features_to_select": [*N_FEATURES_CONSTRAINT[:2], AUTO],
@@ -225,8 +227,3 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
         mask = np.zeros(self.n_features_in_, dtype=bool)
         mask[self.ranking_] = True
         return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

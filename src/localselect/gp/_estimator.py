@@ -14,19 +14,21 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Product, Sum, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._estimators import Declaration
 from localselect._runtime import Reporter
-from localselect.base import LabelledFitMixin, LocalSelectorMixin
+from localselect.base import LabelledFitMixin, LocalSelectorMixin, shared_constraints
 from localselect.gp._algorithm1 import Algorithm1Fit, algorithm1, candidate_points, holdout_split
 from localselect.gp._inner_cv import FoldRule, InnerValidation, validate_subspaces
 from localselect.gp._labelings import n_permutations, score_tables
 from localselect.gp._layout import canonical_layout, standardise, to_input_columns, to_input_layout
+from localselect.gp._multigp import SharedKernelGP
 from localselect.gp._queries import (
     KNNModel,
     PowerModel,
@@ -300,6 +302,12 @@ class GPLocalFeatureSelection(
     (3, 30)
     """
 
+    _declaration = Declaration(
+        "gp",
+        check={"n_neighbors": 3, "max_iter": 5, "random_state": 0},
+        demo={"max_observations": 150},
+        holds=(SharedKernelGP, ConstantKernel, Product, RBF, Sum, WhiteKernel),
+    )
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "threshold": [Interval(Real, None, None, closed="neither"), StrOptions({"auto"})],
@@ -319,9 +327,7 @@ class GPLocalFeatureSelection(
         "prior_mean": [StrOptions({"zero", "feature"})],
         "init_hyperparameters": ["array-like", None],
         "callback": [callable, None],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        **shared_constraints("random_state", "n_jobs", "verbose"),
     }
 
     _min_class_size = 2
@@ -645,8 +651,3 @@ class GPLocalFeatureSelection(
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

@@ -13,7 +13,7 @@ from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import ensure_compiled
-from localselect.base import LabelledFitMixin, LocalSelectorMixin
+from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
 from localselect.lfs._decide import prediction_regions, query_subsets, similarities
 from localselect.lfs._fit import FIT_KERNEL, fit_iteration
 from localselect.lfs._select import nearest_candidates
@@ -224,6 +224,11 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
     True
     """
 
+    _declaration = Declaration(
+        "lfs",
+        check={"max_features": 3, "n_beta": 4, "max_iter": 1},
+        demo={"max_features": 5, "n_beta": 10},
+    )
     _parameter_constraints = {
         "max_features": [Interval(Integral, 1, None, closed="left")],
         "impurity": [Interval(Real, 0, 1, closed="both")],
@@ -233,9 +238,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         "rounding": [StrOptions({"exact", "random"})],
         "n_rounding": [Interval(Integral, 1, None, closed="left")],
         "n_candidates": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        **shared_constraints("random_state", "n_jobs", "verbose"),
     }
 
     _min_class_size = 2
@@ -392,8 +395,3 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
 
     def _training_local_relevance(self):
         return self._training_query_subsets().relevance
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

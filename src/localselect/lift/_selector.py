@@ -9,14 +9,16 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
+from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import HasMethods, Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
-from localselect.base import LabelledFitMixin, LocalSelectorMixin
+from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
 from localselect.lift._coding import FeatureCodes, JointCodes, decode_ranking, plain
+from localselect.lift._discretize import MahalanobisQuantileDiscretizer
 from localselect.lift._driver import auto_size, search_lattice
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import SearchTooLong, subsets_total
@@ -222,6 +224,15 @@ class LiftFeatureSelector(
     (('a',), ('y',), 2.0)
     """
 
+    _declaration = Declaration(
+        "llds",
+        check={"max_features": 2, "discretizer": MahalanobisQuantileDiscretizer()},
+        demo={
+            "max_features": 2,
+            "discretizer": KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
+        },
+        holds=(MahalanobisQuantileDiscretizer, f"{__name__}._TertileBins"),
+    )
     _parameter_constraints = {
         "resolution": [StrOptions({"features", "windows", "profiles"})],
         "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
@@ -230,8 +241,7 @@ class LiftFeatureSelector(
         "top_k": [Interval(Integral, 1, None, closed="left")],
         "discretizer": [HasMethods(["fit_transform"]), StrOptions({"auto"}), None],
         "max_seconds": [Interval(Real, 0, None, closed="neither"), None],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        **shared_constraints("n_jobs", "verbose"),
     }
 
     def __init__(
@@ -521,7 +531,6 @@ class LiftFeatureSelector(
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
         tags.input_tags.allow_nan = True
         tags.input_tags.string = True
         tags.input_tags.categorical = True

@@ -15,10 +15,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
-from localselect.base import LabelledFitMixin, ScoreSelectorMixin
+from localselect.base import Declaration, LabelledFitMixin, ScoreSelectorMixin, shared_constraints
 from localselect.margin._common import CANDIDATES_CONSTRAINT, NEED_HITS
 from localselect.margin._immigrate import Immigrate, resolve_prescreen, with_fit_result
-from localselect.margin._pairs import AllPairs, resolve_pairs
+from localselect.margin._pairs import AllPairs, NeighbourPairs, resolve_pairs
 from localselect.margin._solvers import im4e, immigrate_fit, prescreen_mask
 
 __all__ = ["BoostedImmigrate"]
@@ -185,6 +185,12 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
     (True, True)
     """
 
+    _declaration = Declaration(
+        "bim",
+        check={"n_estimators": 3, "max_iter": 2},
+        demo={"n_estimators": 5},
+        holds=(Immigrate, AllPairs, NeighbourPairs),
+    )
     _parameter_constraints = {
         **ScoreSelectorMixin._parameter_constraints,
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -198,9 +204,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
             None,
         ],
         "n_candidates": CANDIDATES_CONSTRAINT,
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
+        **shared_constraints("random_state", "n_jobs", "verbose"),
     }
 
     _min_class_size = 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from numbers import Integral, Real
@@ -13,7 +14,7 @@ from sklearn.base import BaseEstimator
 
 from localselect._compat import Interval, StrOptions
 from localselect._runtime import Reporter
-from localselect.base import LabelledFitMixin, ScoreSelectorMixin
+from localselect.base import LabelledFitMixin, ScoreSelectorMixin, shared_constraints
 from localselect.margin._kernels import VectorResult
 from localselect.margin._pairs import resolve_pairs
 
@@ -40,7 +41,7 @@ SOFTMAX_CONSTRAINTS: dict = {
     **ITERATION_CONSTRAINTS,
     "sigma": [Interval(Real, 0, None, closed="neither")],
     "n_candidates": CANDIDATES_CONSTRAINT,
-    "n_jobs": [Integral, None],
+    **shared_constraints("n_jobs"),
 }
 
 
@@ -77,20 +78,23 @@ class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator
     Subclasses extend ``_parameter_constraints`` and implement
     ``_fit_weights(X, codes, log)``, returning the weights or a
     :class:`~localselect.margin._kernels.VectorResult` (then ``cost_`` and
-    ``n_iter_`` are set too). ``_min_class_size = 1`` allows one-sample classes.
+    ``n_iter_`` are set too). ``_min_class_size = 2``: every class needs a
+    same-class neighbour (a hit); a family member without a hit term lowers it
+    (ReliefF: 1).
     """
 
     _parameter_constraints: dict = {
         **ScoreSelectorMixin._parameter_constraints,
-        "verbose": ["verbose"],
+        **shared_constraints("verbose"),
     }
     _min_class_size = 2
     _class_size_reason = NEED_HITS
 
+    @abstractmethod
     def _fit_weights(
         self, X: NDArray[np.float64], codes: NDArray[np.intp], log: Callable[..., None]
     ) -> NDArray[np.float64] | VectorResult:
-        raise NotImplementedError
+        """The feature weights (or a :class:`VectorResult`) of validated ``X`` and ``codes``."""
 
     def _fit(self, X, codes, log):
         result = self._fit_weights(X, codes, log)

@@ -14,8 +14,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
-from localselect.base import LabelledFitMixin, ScoreSelectorMixin, top_k_support
+from localselect.base import (
+    Declaration,
+    LabelledFitMixin,
+    ScoreSelectorMixin,
+    shared_constraints,
+    top_k_support,
+)
 from localselect.margin._common import NEED_HITS, SOFTMAX_CONSTRAINTS, iterations
+from localselect.margin._pairs import AllPairs, NeighbourPairs
 from localselect.margin._solvers import ImmigrateFit, immigrate_fit
 
 __all__ = ["DENSE_MAX_FEATURES", "Immigrate", "resolve_prescreen", "with_fit_result"]
@@ -243,6 +250,12 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
     True
     """
 
+    _declaration = Declaration(
+        "immigrate",
+        check={"max_iter": 3},
+        demo={"n_features_to_select": 5},
+        holds=(AllPairs, NeighbourPairs),
+    )
     _parameter_constraints = {
         **ScoreSelectorMixin._parameter_constraints,
         **SOFTMAX_CONSTRAINTS,
@@ -254,8 +267,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
             StrOptions({"auto", "high-dim"}),
             None,
         ],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
+        **shared_constraints("random_state", "verbose"),
     }
 
     _min_class_size = 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from localselect._docstrings import fill_doc
+from localselect.base import Declaration
 from localselect.margin import _solvers
 from localselect.margin._common import _SoftmaxMarginSelector
 
@@ -90,6 +91,7 @@ class IRelief(_SoftmaxMarginSelector):
     (array([0, 1]), 1.0)
     """
 
+    _declaration = Declaration("irelief", check={"max_iter": 3}, demo={"n_features_to_select": 5})
     _method = "I-RELIEF"
     _kernel = staticmethod(_solvers.irelief)
 

@@ -9,6 +9,7 @@ from sklearn.utils import check_random_state
 
 from localselect._compat import Interval, RealNotInt
 from localselect._docstrings import fill_doc
+from localselect.base import Declaration, shared_constraints
 from localselect.margin import _nn_kernels
 from localselect.margin._common import _FeatureWeightSelector
 
@@ -78,6 +79,9 @@ class Relief(_FeatureWeightSelector):
     array([0, 1])
     """
 
+    _declaration = Declaration(
+        "relief", check={"n_features_to_select": 2}, demo={"n_features_to_select": 5}
+    )
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
         "max_samples": [
@@ -85,7 +89,7 @@ class Relief(_FeatureWeightSelector):
             Interval(RealNotInt, 0, 1, closed="right"),
             None,
         ],
-        "random_state": ["random_state"],
+        **shared_constraints("random_state"),
     }
 
     def __init__(
@@ -196,10 +200,15 @@ class ReliefF(_FeatureWeightSelector):
     (array([0, 1]), 5)
     """
 
+    _declaration = Declaration(
+        "relieff",
+        check={"n_neighbors": 3, "n_features_to_select": 2},
+        demo={"n_features_to_select": 5},
+    )
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [Integral, None],
+        **shared_constraints("n_jobs"),
     }
     _min_class_size = 1  # a one-sample class adds no hit term
 

@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import HasMethods, Interval
-from localselect.base import LabelledFitMixin, LocalSelectorMixin
+from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
 from localselect.saliency._knockoffs import (
     gaussian_knockoffs,
     knockoff_threshold,
@@ -151,6 +151,19 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     (3, 11)
     """
 
+    _declaration = Declaration(
+        "saliency",
+        check={"n_quantiles": 2, "n_neighbors": 3, "n_reference": 50, "random_state": 0},
+        demo={"random_state": 0},
+        # the network's optimiser state and the neighbour index (scikit-learn's own types)
+        holds=(
+            "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
+            "sklearn.neural_network._stochastic_optimizers.SGDOptimizer",
+            "sklearn.neighbors._kd_tree.KDTree",
+            "sklearn.neighbors._ball_tree.BallTree",
+            "sklearn.metrics._dist_metrics.EuclideanDistance64",
+        ),
+    )
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "screen": ["boolean"],
@@ -160,8 +173,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         "relative_threshold": [Interval(Real, 0, 1, closed="right")],
         "n_reference": [Interval(Integral, 1, None, closed="left")],
         "n_restarts": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
+        **shared_constraints("random_state", "verbose"),
     }
 
     def __init__(

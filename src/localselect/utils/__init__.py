@@ -1,6 +1,6 @@
-"""Utilities: estimator discovery, the registry of fast settings, the local-selector checks."""
+"""Utilities: estimator discovery, the declared fast settings, the local-selector checks."""
 
-from localselect.utils._registry import FAST_PARAMS, fast_estimators, fast_params
+from localselect.utils._registry import fast_estimators, fast_params
 from localselect.utils.discovery import all_estimators
 
-__all__ = ["FAST_PARAMS", "all_estimators", "fast_estimators", "fast_params"]
+__all__ = ["all_estimators", "fast_estimators", "fast_params"]

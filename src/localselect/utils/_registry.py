@@ -1,10 +1,11 @@
-"""One registry of short-running constructor arguments for every estimator.
+"""Fast constructor arguments of every estimator, from the estimators' declarations.
 
 Two profiles: ``"check"`` (the smallest settings, for the scikit-learn and
 local-selector checks of the test suite) and ``"demo"`` (a few seconds per
 method on a few hundred samples: ``localselect demo`` and the scaling
-benchmark). An estimator without an entry runs with its defaults. Add yours
-when it lands.
+benchmark). Each estimator declares its own on its class (``_declaration``, a
+:class:`localselect._estimators.Declaration`); one without runs with its
+defaults.
 """
 
 from __future__ import annotations
@@ -12,49 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from sklearn.base import BaseEstimator, clone
-from sklearn.preprocessing import KBinsDiscretizer
 
-from localselect.lift import MahalanobisQuantileDiscretizer
+from localselect._estimators import PROFILES, profile_params, registered
 from localselect.utils.discovery import all_estimators
 
-__all__ = ["FAST_PARAMS", "fast_estimators", "fast_params"]
+__all__ = ["fast_estimators", "fast_params"]
 
-#: Estimator name -> profile -> constructor arguments.
-FAST_PARAMS: dict[str, dict[str, dict[str, Any]]] = {
-    "BoostedImmigrate": {
-        "check": {"n_estimators": 3, "max_iter": 2},
-        "demo": {"n_estimators": 5},
-    },
-    "ConditionalSaliencySelection": {
-        "check": {"n_quantiles": 2, "n_neighbors": 3, "n_reference": 50, "random_state": 0},
-        "demo": {"random_state": 0},
-    },
-    "FisherScore": {"check": {"n_features_to_select": 2}, "demo": {"n_features_to_select": 5}},
-    "GPLocalFeatureSelection": {
-        "check": {"n_neighbors": 3, "max_iter": 5, "random_state": 0},
-        "demo": {"max_observations": 150},
-    },
-    "IM4E": {"check": {"max_iter": 3}, "demo": {"n_features_to_select": 5}},
-    "IRelief": {"check": {"max_iter": 3}, "demo": {"n_features_to_select": 5}},
-    "Immigrate": {"check": {"max_iter": 3}, "demo": {"n_features_to_select": 5}},
-    "LiftFeatureSelector": {
-        "check": {"max_features": 2, "discretizer": MahalanobisQuantileDiscretizer()},
-        "demo": {
-            "max_features": 2,
-            "discretizer": KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
-        },
-    },
-    "LocalFeatureSelection": {
-        "check": {"max_features": 3, "n_beta": 4, "max_iter": 1},
-        "demo": {"max_features": 5, "n_beta": 10},
-    },
-    "Relief": {"check": {"n_features_to_select": 2}, "demo": {"n_features_to_select": 5}},
-    "ReliefF": {
-        "check": {"n_neighbors": 3, "n_features_to_select": 2},
-        "demo": {"n_features_to_select": 5},
-    },
-    "Simba": {"check": {"max_iter": 3}, "demo": {"n_features_to_select": 5}},
-}
+
+def _fresh(cls: type, profile: str) -> dict[str, Any]:
+    """The declared arguments of ``cls`` under ``profile``, estimator values cloned."""
+    params = profile_params(cls, profile)
+    return {k: clone(v) if isinstance(v, BaseEstimator) else v for k, v in params.items()}
 
 
 def fast_params(name: str, profile: str = "demo") -> dict[str, Any]:
@@ -63,7 +32,7 @@ def fast_params(name: str, profile: str = "demo") -> dict[str, Any]:
     Parameters
     ----------
     name : str
-        Class name, as :func:`~localselect.utils.all_estimators` lists it.
+        Class name of a registered estimator (one exported by ``localselect``).
     profile : {"check", "demo"}, default="demo"
         ``"check"``: the smallest settings; ``"demo"``: seconds per fit on a
         few hundred samples.
@@ -71,8 +40,8 @@ def fast_params(name: str, profile: str = "demo") -> dict[str, Any]:
     Returns
     -------
     params : dict
-        Empty for an estimator without an entry; estimator-valued arguments
-        are unfitted clones.
+        The estimator's declared arguments; empty for a name without a
+        declaration. Estimator-valued arguments are unfitted clones.
 
     Examples
     --------
@@ -80,10 +49,10 @@ def fast_params(name: str, profile: str = "demo") -> dict[str, Any]:
     >>> fast_params("Immigrate", "check")
     {'max_iter': 3}
     """
-    if profile not in ("check", "demo"):
+    if profile not in PROFILES:
         raise ValueError(f"profile must be 'check' or 'demo'; got {profile!r}.")
-    params = FAST_PARAMS.get(name, {}).get(profile, {})
-    return {k: clone(v) if isinstance(v, BaseEstimator) else v for k, v in params.items()}
+    cls = registered().get(name)
+    return {} if cls is None else _fresh(cls, profile)
 
 
 def fast_estimators(
@@ -103,5 +72,6 @@ def fast_estimators(
     estimators : list of (str, estimator)
         ``(name, instance)`` pairs sorted by name.
     """
-    found = all_estimators(type_filter)
-    return [(name, cls(**fast_params(name, profile))) for name, cls in found]
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be 'check' or 'demo'; got {profile!r}.")
+    return [(name, cls(**_fresh(cls, profile))) for name, cls in all_estimators(type_filter)]

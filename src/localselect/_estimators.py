@@ -1,0 +1,145 @@
+"""The one registry of localselect's estimators, which the front ends derive from.
+
+A public estimator declares itself on its class, with a :class:`Declaration`
+in the class attribute ``_declaration``::
+
+    class ReliefF(...):
+        _declaration = Declaration(
+            "relieff",
+            check={"n_neighbors": 3, "n_features_to_select": 2},
+            demo={"n_features_to_select": 5},
+        )
+
+and :data:`EXPORTS` names the module that exports it. From the two come:
+
+* ``localselect``'s lazy exports and ``__all__`` (:data:`EXPORTS`);
+* the command line's ``--method`` names (:func:`cli_methods`);
+* the fast constructor arguments of the tests and the demo
+  (:func:`localselect.utils.fast_params`, :func:`localselect.utils.fast_estimators`);
+* the types ``localselect predict`` loads from a model file (:func:`held_types`).
+
+A mixin may declare only ``holds`` (the types every estimator built on it may
+hold, e.g. the evidence mixin's null distribution); the name and the
+parameters are those of the class's own declaration, never inherited.
+
+This module imports nothing heavy: ``import localselect`` reads
+:data:`EXPORTS`; only :func:`registered` imports the estimators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import import_module
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+__all__ = ["EXPORTS", "PROFILES", "Declaration", "cli_methods", "held_types", "registered"]
+
+#: Public name of ``localselect`` -> the module that exports it (imported when the name
+#: is first read). The classes among them that carry a ``_declaration`` are the registry.
+EXPORTS: dict[str, str] = {
+    "LocalSelectorMixin": "localselect.base",
+    "FisherScore": "localselect.filters",
+    "MRMR": "localselect.filters",
+    "fisher_score": "localselect.filters",
+    "GPLocalFeatureSelection": "localselect.gp",
+    "LocalFeatureSelection": "localselect.lfs",
+    "LiftFeatureSelector": "localselect.lift",
+    "ConditionalSaliencySelection": "localselect.saliency",
+    "IM4E": "localselect.margin",
+    "BoostedImmigrate": "localselect.margin",
+    "Immigrate": "localselect.margin",
+    "IRelief": "localselect.margin",
+    "Relief": "localselect.margin",
+    "ReliefF": "localselect.margin",
+    "Simba": "localselect.margin",
+}
+
+#: The profiles of fast constructor arguments: ``"check"`` (the smallest settings, for
+#: the scikit-learn and local-selector checks) and ``"demo"`` (seconds per fit on a few
+#: hundred samples: ``localselect demo`` and the scaling benchmark).
+PROFILES = ("check", "demo")
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class Declaration(NamedTuple):
+    """What an estimator tells the front ends about itself (its ``_declaration``).
+
+    Parameters
+    ----------
+    name : str, default=""
+        Its name on the command line (``localselect select --method NAME``),
+        lower case; empty for a mixin, which declares only ``holds``.
+    check : mapping, default={}
+        Constructor arguments of the ``"check"`` profile. Estimator values are
+        templates: :func:`localselect.utils.fast_params` hands out clones.
+    demo : mapping, default={}
+        Constructor arguments of the ``"demo"`` profile (likewise).
+    holds : tuple of type or str, default=()
+        Types (or their ``"module.Class"`` names) besides the estimator itself
+        that its fitted state may hold: a model file holding them is loaded.
+    """
+
+    name: str = ""
+    check: Mapping[str, Any] = _EMPTY
+    demo: Mapping[str, Any] = _EMPTY
+    holds: tuple[type | str, ...] = ()
+
+
+def declaration(cls: type) -> Declaration | None:
+    """The class's own declaration (not a base class's), or None."""
+    found = vars(cls).get("_declaration")
+    return found if isinstance(found, Declaration) and found.name else None
+
+
+def profile_params(cls: type, profile: str) -> Mapping[str, Any]:
+    """The declared arguments of ``cls`` under ``profile`` (templates, not copies)."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be 'check' or 'demo'; got {profile!r}.")
+    found = declaration(cls)
+    return _EMPTY if found is None else getattr(found, profile)
+
+
+def registered() -> dict[str, type]:
+    """Public name -> class of every estimator in :data:`EXPORTS` that declares itself.
+
+    Imports the modules of :data:`EXPORTS` (the only function here that does).
+    """
+    found = {}
+    for name, module in EXPORTS.items():
+        value = getattr(import_module(module), name)
+        if isinstance(value, type) and declaration(value) is not None:
+            found[name] = value
+    return found
+
+
+def cli_methods() -> dict[str, type]:
+    """Command-line method name -> estimator class, from the declarations."""
+    methods: dict[str, type] = {}
+    for cls in registered().values():
+        found = declaration(cls)
+        name = found.name if found is not None else ""
+        if name in methods:
+            raise RuntimeError(
+                f"{cls.__name__} and {methods[name].__name__} both declare the CLI name {name!r}"
+            )
+        methods[name] = cls
+    return methods
+
+
+def _type_name(kind: type | str) -> str:
+    return kind if isinstance(kind, str) else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def held_types(cls: type) -> frozenset[str]:
+    """``module.Class`` of ``cls`` and of every type its fitted state may hold.
+
+    The ``holds`` of the declarations of ``cls`` and of its bases (mixins).
+    """
+    names = {_type_name(cls)}
+    for klass in cls.__mro__:
+        found = vars(klass).get("_declaration")
+        if isinstance(found, Declaration):
+            names.update(_type_name(kind) for kind in found.holds)
+    return frozenset(names)
