@@ -2,7 +2,7 @@
 Per-row subsets when the relevant features switch (Syn4)
 ========================================================
 
-Syn4 of L2X and INVASE: where ``x11 < 0`` the label depends on ``x1 x2``, where
+Syn4 of INVASE: where ``x11 < 0`` the label depends on ``x1 x2``, where
 ``x11 >= 0`` on ``x3^2 + ... + x6^2``; ``x11`` matters everywhere. A global
 selector can only keep the union. ``ConditionalSaliencySelection`` (beyond the
 four papers) asks a model, row by row, how much replacing each feature moves the

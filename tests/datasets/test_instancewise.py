@@ -1,4 +1,4 @@
-"""Syn1-Syn6 of L2X / INVASE against a row-by-row reference of the public code (issue #31)."""
+"""INVASE's Syn1-Syn6 against a row-by-row reference of its public code (issue #31)."""
 
 from __future__ import annotations
 

@@ -167,7 +167,13 @@ def test_syn6_per_row_subsets_beat_chance(syn6):
     tpr = ((S & Rt).sum(1) / Rt.sum(1)).mean()
     fdr = ((S & ~Rt).sum(1) / np.maximum(S.sum(1), 1)).mean()
     # Chance at the same subset size (about 6 of 11) gives TPR ~ 0.55 and FDR ~ 55 %.
-    assert tpr > 0.6 and fdr < 0.4
+    # This fit: TPR 0.739, FDR 0.267. Seed to seed (data seeds (a, a + 1) for
+    # a = 11, 21, ..., 61 with random_state 1-6, and random_state 1, 2, 3 on these data):
+    # TPR 0.731-0.825 (sd 0.026), FDR 0.235-0.317 (sd 0.026). The bounds sit about two
+    # sd below this fit's TPR and three above its FDR, under every run seen: a fall of
+    # 6 points fails (without the pooling, n_neighbors=0 in effect, TPR is 0.669).
+    assert tpr > 0.68, tpr
+    assert fdr < 0.35, fdr
     assert set(est.screened_) >= {2, 3, 4, 5, 6, 7, 8, 9, 10}
 
 
@@ -199,3 +205,40 @@ def test_bad_parameter_is_refused():
     X, y, _ = make_instancewise_synthetic(50, "syn1", random_state=0)
     with pytest.raises(ValueError, match="relative_threshold"):
         ConditionalSaliencySelection(relative_threshold=0).fit(X, y)
+
+
+def _pooled_relevance_slow(S, reference, n_neighbors):
+    """Each row's profile averaged with its ``n_neighbors`` most cosine-similar reference
+    profiles (its own counted once), divided by the row's largest; one row at a time."""
+    P = np.empty_like(S)
+    for i, s in enumerate(S):
+        cos = np.array([
+            s @ r / (np.linalg.norm(s) * np.linalg.norm(r)) if s.any() and r.any() else 0.0
+            for r in reference
+        ])  # fmt: skip
+        nearest = np.argsort(-cos, kind="stable")[:n_neighbors]
+        P[i] = (s + reference[nearest].sum(axis=0)) / (n_neighbors + 1)
+    return P / P.max(axis=1, keepdims=True)
+
+
+def test_pooling_averages_the_cosine_nearest_reference_profiles():
+    # Neighbours by cosine, not by Euclidean distance: a row with a weak, short profile
+    # (a confident prediction) pools with rows whose profile points the same way, not with
+    # every other weak row. Replacing the unit-length profiles by the raw ones, or the
+    # pooled saliency by the row's own, fails here.
+    X, y, _ = make_instancewise_synthetic(400, "syn4", random_state=0)
+    Xt, _, _ = make_instancewise_synthetic(60, "syn4", random_state=1)
+    est = ConditionalSaliencySelection(
+        LogisticRegression(), screen=False, n_neighbors=7, n_reference=80, random_state=0
+    ).fit(X, y)
+    S = model_saliency(est.estimator_, est.model_input(Xt), est.grid_)
+    ref = est.reference_saliency_
+    assert ref.shape == (80, 11)
+    cols = est._order[est._cols]  # the columns of S in the input's order
+    expected = _pooled_relevance_slow(S, ref, 7)
+    np.testing.assert_allclose(est.local_relevance(Xt)[:, cols], expected, rtol=1e-10)
+    # The test can tell: Euclidean neighbours give another answer on these rows.
+    dist = ((S[:, None, :] - ref[None]) ** 2).sum(axis=2)
+    euclid = (S + ref[np.argsort(dist, axis=1, kind="stable")[:, :7]].sum(axis=1)) / 8
+    euclid /= euclid.max(axis=1, keepdims=True)
+    assert np.abs(euclid - expected).max() > 0.05

@@ -1,8 +1,6 @@
-"""The instance-wise feature selection benchmark of L2X and INVASE (Syn1-Syn6).
+"""INVASE's instance-wise feature selection benchmark, Syn1-Syn6.
 
-Chen, Song, Wainwright and Jordan (2018), *Learning to explain: an
-information-theoretic perspective on model interpretation*, ICML, sec. 4.1,
-and Yoon, Jordon and van der Schaar (2019), *INVASE: instance-wise variable
+Yoon, Jordon and van der Schaar (2019), *INVASE: instance-wise variable
 selection using neural networks*, ICLR, sec. 5.1. Features are
 ``x ~ N(0, I_d)`` (d = 11 or 100) and the label is drawn from a logistic model
 whose score ``z(x)`` depends on a few features; in Syn4-Syn6 the sign of
@@ -15,6 +13,18 @@ jsyoon0823/INVASE) where it differs from the text: Syn3 uses
 ``2 |x8|``). The code draws the label with ``P(y = 0 | x) = e^z / (1 + e^z)``,
 so here ``y = 1`` with probability ``1 / (1 + e^z)``; and ``x11`` is relevant
 for every row of Syn4-Syn6 (it decides which features matter).
+
+INVASE built these on the designs of L2X (Chen, Song, Wainwright and Jordan
+(2018), *Learning to explain: an information-theoretic perspective on model
+interpretation*, ICML, sec. 4.1), but L2X's own code (``make_data.py`` of
+Jianbo-Lab/L2X) differs, so results here compare with INVASE's Table 1, not
+with L2X's figures. L2X draws d = 10 features; its XOR, orange-skin and
+nonlinear-additive designs all use the first columns (``x1 x2``, ``x1..x4``,
+``x1..x4``), the additive one with ``-100 sin(0.2 x1)``; its one switch
+design draws ``x10`` from N(3, 1) for half the rows and from N(-3, 1) for the
+other half, with orange skin on ``x1..x4`` in the first half and the
+additive design on ``x5..x8`` in the second. It has no counterpart of Syn4
+or Syn5.
 """
 
 from __future__ import annotations
@@ -105,19 +115,23 @@ def make_instancewise_synthetic(
     n_features: int = 11,
     random_state: int | np.random.RandomState | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.bool_]]:
-    """Syn1-Syn6 of L2X and INVASE, with each row's relevant features.
+    """Syn1-Syn6 of INVASE (after L2X's designs), with each row's relevant features.
+
+    INVASE's versions (d = 11 or more, disjoint column blocks, ``-10 sin``, a
+    switch on the sign of ``x11 ~ N(0, 1)``); L2X's code differs (module
+    docstring).
 
     Parameters
     ----------
     n_samples : int, default=10_000
-        Number of rows (the papers train on 10,000 and test on 10,000).
+        Number of rows (INVASE trains on 10,000 and tests on 10,000).
     design : {"syn1", "syn2", "syn3", "syn4", "syn5", "syn6"}, default="syn4"
         ``syn1``: ``z = x1 x2``; ``syn2``: ``z = x3^2 + ... + x6^2 - 4``;
         ``syn3``: ``z = -10 sin(0.2 x7) + |x8| + x9 + exp(-x10) - 2.4``;
         ``syn4``/``syn5``/``syn6``: Syn1/Syn1/Syn2 where ``x11 < 0``, else
         Syn2/Syn3/Syn3.
     n_features : int, default=11
-        Number of N(0, 1) features, at least 11 (the papers use 11 and 100);
+        Number of N(0, 1) features, at least 11 (INVASE uses 11 and 100);
         the columns after the first eleven are irrelevant everywhere.
     random_state : int, RandomState instance or None, default=None
         Seeds the draw of ``X`` and then of ``y``. Train and test sets should

@@ -1,11 +1,26 @@
-"""Knockoff-screened conditional saliency: per-row subsets beyond the four papers.
+"""Knockoff-screened saliency under marginal replacement: per-row subsets beyond the four papers.
 
-Not a method of the LFS, IMMIGRATE, GP or LLDS papers. It answers the
-instance-wise benchmark of L2X and INVASE without a deep-learning framework,
-in the spirit of Gimenez and Zou (2019), *Discovering conditionally salient
-features with statistical guarantees* (ICML): a predictive model, a local
-saliency per row and feature, and model-X knockoffs (Candès et al. 2018) as
-the null that separates features with signal from features without.
+Not a method of the LFS, IMMIGRATE, GP or LLDS papers. It answers INVASE's
+instance-wise benchmark (Syn1-Syn6) without a deep-learning framework: a
+predictive model, a saliency per row and feature, a model-X knockoff screen
+(Candès et al. 2018) that separates features with signal anywhere from
+features with none, and a per-row threshold.
+
+What it is not. The name ``ConditionalSaliencySelection`` is historical
+(renaming it is an API decision left for later); the method is not
+conditional in either sense of Gimenez and Zou (2019), *Discovering
+conditionally salient features with statistical guarantees* (ICML):
+
+* the saliency replaces ``x_j`` by quantiles of its **marginal** distribution,
+  not by draws of ``x_j`` given the other features, so on correlated columns
+  it asks the model about rows off the data (on Syn1-Syn6 the columns are
+  independent and the two coincide);
+* the knockoff filter runs once, on the whole table: it controls false
+  discoveries among features that are null for every row, not within a
+  region. The per-row rule (pooled saliency at least a fraction of the row's
+  largest) is a heuristic and carries no error guarantee, unlike Gimenez and
+  Zou's knockoffs run per region of a partition, which control the false
+  discovery rate of each region's selection.
 """
 
 from __future__ import annotations
@@ -41,9 +56,13 @@ _SCREEN_QUANTILES = 4
 
 
 class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
-    """Per-row subsets from a model's conditional saliency, screened by knockoffs.
+    """Per-row subsets from a model's saliency under marginal replacement, screened by knockoffs.
 
-    Beyond the papers (see the module docstring). ``fit``:
+    Beyond the papers. The name is historical: the saliency is marginal (a
+    feature is replaced by quantiles of its own training distribution, whatever
+    the other features are) and only the screen has a guarantee, a global one;
+    see the module docstring for how this differs from Gimenez and Zou's
+    conditionally salient features. ``fit``:
 
     1. **Screen** (``screen=True``): draw second-order model-X knockoffs of
        the standardised features (Ledoit-Wolf covariance, equicorrelated
@@ -129,8 +148,9 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     (in [0, 1]; 0 for screened-out columns). The knockoff filter controls the
     screen's false discoveries among globally null features only; a feature
     that matters elsewhere but not at a row is left out by the per-row rule,
-    not by the null. Cost: one model fit, one boosted fit on ``2 d`` columns,
-    and ``n_quantiles * n_screened`` predictions per row. With the default
+    not by the null, and that rule carries no error guarantee. Cost: one
+    model fit, one boosted fit on ``2 d`` columns, and
+    ``n_quantiles * n_screened`` predictions per row. With the default
     MLP on 32 or more kept columns, each of those predictions moves the first
     layer by a rank-one update instead of re-multiplying the row
     (``mlp_saliency`` in ``localselect.saliency._saliency``; equal to rounding).
@@ -139,7 +159,8 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     ----------
     Candès, Fan, Janson and Lv (2018), JRSS-B 80(3), 551-577.
     Barber and Candès (2015), Annals of Statistics 43(5), 2055-2085.
-    Gimenez and Zou (2019), ICML, PMLR 97, 2290-2298.
+    Gimenez and Zou (2019), ICML, PMLR 97, 2290-2298 (the per-region knockoffs
+    this method does not implement; see the module docstring).
 
     Examples
     --------

@@ -1,4 +1,8 @@
-"""Conditional saliency of a fitted classifier: how much each feature moves a row's prediction."""
+"""Saliency of a fitted classifier under marginal replacement.
+
+How much replacing each feature of a row by quantiles of the feature's marginal
+distribution (not its distribution given the other features) moves the row's prediction.
+"""
 
 from __future__ import annotations
 
