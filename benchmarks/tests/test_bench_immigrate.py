@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from localselect_benchmarks import SuiteContext
-from localselect_benchmarks import suite_immigrate as suite
+from localselect_benchmarks.margin import suite_immigrate as suite
 
 
 @pytest.fixture

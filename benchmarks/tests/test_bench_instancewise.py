@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from localselect_benchmarks import SuiteContext, available_suites, load_published, run_suite
-from localselect_benchmarks import suite_instancewise as suite
+from localselect_benchmarks.compare import suite_instancewise as suite
 
 
 def _invase_metric(ground_truth, importance_score):

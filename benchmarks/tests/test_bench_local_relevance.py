@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from localselect_benchmarks import SuiteContext, available_suites, run_suite
-from localselect_benchmarks import suite_local_relevance as suite
+from localselect_benchmarks.compare import suite_local_relevance as suite
 
 
 def test_registered():

@@ -46,7 +46,7 @@ def test_a_refusal_is_a_record_with_its_time():
 def test_global_selectors_are_scored_through_a_5nn_and_local_ones_by_their_predict(monkeypatch):
     from sklearn.datasets import make_classification
 
-    from localselect_benchmarks import suite_medium
+    from localselect_benchmarks.compare import suite_medium
 
     X, y = make_classification(160, 12, n_informative=4, random_state=0)
     split = (X[:120], y[:120], X[120:], y[120:])

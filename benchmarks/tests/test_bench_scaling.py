@@ -9,7 +9,7 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from localselect_benchmarks import SuiteContext, run_suite
-from localselect_benchmarks import suite_scaling as scaling
+from localselect_benchmarks.compare import suite_scaling as scaling
 
 
 def test_slope_recovers_a_power_law():
