@@ -5,7 +5,9 @@ gets a section; every name in it gets a page (autosummary), documented once,
 at the first module of ``SECTIONS`` that exports it; the top-level
 ``localselect`` section links the re-exported names to those pages. Modules
 not named in ``SECTIONS`` are appended in alphabetical order, so a new public
-subpackage appears without editing this file.
+subpackage appears without editing this file. The benchmark harness, a
+distribution of its own beside the library (``pip install ./benchmarks``), gets
+the last sections (``localselect_benchmarks``); the docs command installs it.
 """
 
 from __future__ import annotations
@@ -29,22 +31,27 @@ SECTIONS = [
     "localselect.utils",
     "localselect.utils.discovery",
     "localselect.utils.estimator_checks",
-    "localselect.bench",
     "localselect.cli",
+    "localselect_benchmarks",
 ]
+
+#: The documented packages: the library, then the benchmarks beside it.
+PACKAGES = ("localselect", "localselect_benchmarks")
 
 
 def public_modules() -> list[str]:
-    """Every importable module of localselect with no private part and an ``__all__``."""
-    import localselect
-
+    """Every importable module of :data:`PACKAGES` with no private part and an ``__all__``."""
     names = []
-    for info in pkgutil.walk_packages(localselect.__path__, "localselect."):
-        if any(part.startswith("_") for part in info.name.split(".")):
-            continue
-        module = importlib.import_module(info.name)
-        if hasattr(module, "__all__"):
-            names.append(info.name)
+    for root in PACKAGES:
+        package = importlib.import_module(root)
+        if root != "localselect":  # the library's own __init__ is the top-level section
+            names.append(root)
+        for info in pkgutil.walk_packages(package.__path__, f"{root}."):
+            if any(part.startswith("_") for part in info.name.split(".")):
+                continue
+            module = importlib.import_module(info.name)
+            if hasattr(module, "__all__"):
+                names.append(info.name)
     ordered = [m for m in SECTIONS if m in names]
     return ordered + sorted(set(names) - set(ordered))
 
@@ -175,6 +182,18 @@ def write_api_pages(outdir: Path) -> list[str]:
         "   :module: localselect.cli",
         "   :func: build_parser",
         "   :prog: localselect",
+        "",
+        "``localselect bench``",
+        "---------------------",
+        "",
+        "The options of ``localselect bench``, a command the benchmarks add through the",
+        "entry point ``bench`` of the group ``localselect.commands`` (installed with",
+        "``pip install ./benchmarks``; see :doc:`../benchmarks`).",
+        "",
+        ".. argparse::",
+        "   :module: localselect_benchmarks._cli",
+        "   :func: build_parser",
+        "   :prog: localselect bench",
         "",
     ]
     _write_if_changed(outdir / "cli.rst", "\n".join(cli))

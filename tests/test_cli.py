@@ -157,3 +157,41 @@ def test_tables_fit_the_width(width, layout):
     assert max(len(line.encode()) for line in text.splitlines()) <= width
     assert ("x" * 70 in text) == (layout == "table")
     assert "ReliefF" in text and "IM4E" in text
+
+
+def test_bench_without_the_benchmarks_says_how_to_install_them(monkeypatch, capsys):
+    from localselect.cli import _main
+
+    monkeypatch.setattr(_main, "_load_command", lambda name: None)
+    assert main(["bench", "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install ./benchmarks" in err
+
+
+def test_bench_is_delegated_to_the_entry_point_and_looked_up_only_then(monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from localselect.cli import CLIError, _main
+
+    def run(args, console):
+        if args.suite == "bad":
+            raise CLIError("no such suite")
+        console.print(f"ran {args.suite} quick={args.quick}")
+        return 0
+
+    plugin = SimpleNamespace(
+        add_arguments=lambda parser: (
+            parser.add_argument("suite"),
+            parser.add_argument("--quick", action="store_true"),
+        ),
+        run=run,
+    )
+    looked_up = []
+    monkeypatch.setattr(_main, "_load_command", lambda name: looked_up.append(name) or plugin)
+    assert main(["datasets", "list", "--data-home", "nowhere"]) in (0, 1, 2)
+    assert looked_up == []  # other commands (and --help) never read the entry points
+    capsys.readouterr()
+    assert main(["-v", "bench", "toy", "--quick"]) == 0
+    assert "ran toy quick=True" in capsys.readouterr().out and looked_up == ["bench"]
+    assert main(["bench", "bad"]) == 2
+    assert "localselect: error: no such suite" in capsys.readouterr().err

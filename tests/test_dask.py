@@ -9,8 +9,6 @@ worker, and blocks are split by size, never by the number of jobs.
 
 from __future__ import annotations
 
-import json
-
 import joblib
 import numpy as np
 import pandas as pd
@@ -145,17 +143,3 @@ def test_lift_selector_identical_on_dask(dask_client):
 
     np.testing.assert_array_equal(serial.get_support(), dask_fit.get_support())
     pd.testing.assert_frame_equal(serial.results_, dask_fit.results_)
-
-
-def test_benchmark_suite_identical_on_dask(dask_client, tmp_path):
-    from localselect.bench import SuiteContext, run_suite
-
-    def records(out, n_jobs):
-        ctx = SuiteContext(quick=True, n_jobs=n_jobs, out=out, random_state=0, datasets=["WIN"])
-        result = run_suite("immigrate-table2", ctx)
-        assert result["records"], "the suite ran no cell"
-        return json.dumps(result["records"], sort_keys=True)
-
-    serial = records(tmp_path / "serial", 1)
-    dask_records = on_dask(lambda: records(tmp_path / "dask", 2))
-    assert serial == dask_records

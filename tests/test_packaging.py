@@ -66,3 +66,20 @@ def test_ci_pins_every_minimum_of_the_core_user_and_test_requirements():
     )
     pinned = {name.lower(): Version(v) for name, v in pins.items()}
     assert pinned == {name: Version(v) for name, v in wanted.items()}
+
+
+def test_the_wheel_holds_the_library_and_not_its_benchmarks():
+    # The benchmarks are a distribution of their own beside the library (benchmarks/),
+    # reached as `localselect bench` through an entry point; nothing of them in the wheel.
+    from importlib.metadata import distribution
+
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert not any("bench" in pattern for pattern in package_data["package-data"]["localselect"])
+    assert "bench" not in PROJECT["optional-dependencies"]
+    assert not (Path(localselect.__file__).parent / "bench").exists()
+    shipped = [str(f) for f in distribution("localselect").files or ()]
+    assert not [f for f in shipped if f.startswith(("localselect/bench", "localselect_bench"))]
+    bench = tomllib.loads((ROOT / "benchmarks" / "pyproject.toml").read_text())["project"]
+    assert bench["name"] == "localselect-benchmarks"
+    assert any(req.startswith("localselect>=") for req in bench["dependencies"])
+    assert bench["entry-points"]["localselect.commands"] == {"bench": "localselect_benchmarks._cli"}

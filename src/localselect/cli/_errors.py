@@ -21,7 +21,12 @@ _VERBOSE = [0]
 
 
 class CLIError(Exception):
-    """A user-facing error: printed as one line, exit code 2."""
+    """A user-facing error: printed as one line, exit code 2.
+
+    Raised by the commands (and by the commands other distributions add, such
+    as ``localselect bench``) for an error the user can fix; ``main`` prints
+    ``localselect: error: MESSAGE`` without a traceback unless ``-v`` is given.
+    """
 
 
 def set_verbose(level: int) -> None:

@@ -13,6 +13,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 
@@ -41,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser : argparse.ArgumentParser
         The parser with every subcommand; ``main`` runs what it parses.
     """
+    return _build_parser()[0]
+
+
+def _build_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """The parser of :func:`build_parser` and its sub-commands (to extend ``bench``)."""
     parser = argparse.ArgumentParser(
         prog="localselect",
         description="Local feature selection: which features matter where in the sample space.",
@@ -75,42 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_verbose(demo)
     bench = sub.add_parser(
         "bench",
-        help="run a benchmark suite (paper reproductions, scaling)",
+        help="run a benchmark suite (paper reproductions, scaling; pip install ./benchmarks)",
         description=(
-            "Run a benchmark suite and write results.json and report.md. SUITE is a suite "
-            "name, `list` (show them), `all` (every suite, each into OUT/NAME) or "
-            "`readme-table` (regenerate the table of reproduced against published numbers "
-            "from the results.json files under --results). Interrupted runs resume from "
-            "OUT/cache when the same command is run again."
+            "Run a benchmark suite. The command comes with the benchmarks, a distribution "
+            "of their own beside the library: pip install ./benchmarks from a checkout."
         ),
-    )
-    bench.add_argument("suite", help="suite name, `list`, `all` or `readme-table`")
-    bench.add_argument("--quick", action="store_true", help="reduced settings, minutes not hours")
-    bench.add_argument(
-        "--out",
-        default=None,
-        help="output folder (default: bench-results/SUITE, or bench-results)",
-    )
-    bench.add_argument("--n-jobs", type=int, default=None, help="parallel jobs for the suite")
-    bench.add_argument("--datasets", nargs="+", default=None, help="restrict to these data sets")
-    bench.add_argument("--random-state", type=int, default=0, help="seed of the whole suite")
-    bench.add_argument(
-        "--repeats",
-        type=int,
-        default=None,
-        help="repeats of a repeated cross-validation protocol (default: the paper's, "
-        "e.g. 10 for 10 x 10-fold CV); fewer repeats, fewer trials for the t-test",
-    )
-    bench.add_argument(
-        "--results",
-        default="docs/results",
-        help="readme-table: folder searched for results.json files (default: docs/results)",
-    )
-    bench.add_argument(
-        "--into",
-        default=None,
-        help="readme-table: markdown file whose generated-table block is replaced "
-        "(default: print the table)",
     )
     _add_verbose(bench)
 
@@ -120,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_verbose_to = [add_select_parser(sub), add_predict_parser(sub)]
     for sub_parser in add_verbose_to:
         _add_verbose(sub_parser)
-    return parser
+    return parser, sub
 
 
 def _configure_logging(verbose: int) -> None:
@@ -159,80 +134,31 @@ def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
     return run_demo(console, random_state=args.random_state, quick=args.quick, report=args.report)
 
 
-def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
-    from pathlib import Path
+#: Entry-point group of the commands other distributions add (``localselect bench``
+#: comes with ``localselect-benchmarks``). The entry point names a module or object
+#: with ``add_arguments(parser)`` and ``run(args, console) -> int``; it is looked up
+#: only when its command runs, so ``localselect --help`` stays fast.
+COMMANDS_GROUP = "localselect.commands"
 
-    from localselect.bench import SuiteContext, available_suites, run_all, run_suite
-
-    if args.suite == "readme-table":
-        return _cmd_readme_table(args, console)
-    suites = available_suites()
-    if args.suite == "list":
-        for name, suite in suites.items():
-            console.print(
-                f"[bold]{name}[/bold]  {suite.description} ({suite.paper})", soft_wrap=True
-            )
-        return 0
-    if args.suite != "all" and args.suite not in suites:
-        raise CLIError(
-            f"unknown suite {args.suite!r}; choose from {', '.join(suites) or 'none'}, "
-            "or `all`, `list`, `readme-table`"
-        )
-    default = Path("bench-results") if args.suite == "all" else Path("bench-results") / args.suite
-    out = Path(args.out) if args.out else default
-    ctx = SuiteContext(
-        quick=args.quick,
-        n_jobs=args.n_jobs,
-        datasets=args.datasets,
-        random_state=args.random_state,
-        out=out,
-        repeats=args.repeats,
-    )
-    try:
-        if args.suite == "all":
-            failed = []
-            for name, results in run_all(ctx).items():
-                if "error" in results:
-                    failed.append(name)
-                    console.print(f"{name}: [red]failed[/red]: {results['error']}", soft_wrap=True)
-                    continue
-                console.print(
-                    f"{name}: {len(results['records'])} records, {results['seconds']:.1f} s "
-                    f"-> {out / name / 'report.md'}",
-                    soft_wrap=True,
-                )
-            if failed:
-                raise CLIError(f"{len(failed)} suite(s) failed: {', '.join(failed)}")
-            return 0
-        results = run_suite(args.suite, ctx)
-    except KeyboardInterrupt:
-        print(
-            f"localselect: interrupted; run the same command again to resume "
-            f"(finished cells are cached in {out}/.../cache)",
-            file=sys.stderr,
-        )
-        _exit_now_if_compiling(130)
-        return 130
-    console.print((out / "report.md").read_text(), markup=False)
-    console.print(f"{len(results['records'])} records written to {out / 'results.json'}")
-    return 0
+#: What to install for each command of :data:`COMMANDS_GROUP`.
+_INSTALL = {
+    "bench": "the benchmarks, a distribution of their own: "
+    "pip install ./benchmarks (from a checkout of localselect)"
+}
 
 
-def _cmd_readme_table(args: argparse.Namespace, console: Console) -> int:
-    from pathlib import Path
+def _load_command(name: str) -> Any:
+    """The entry point ``name`` of :data:`COMMANDS_GROUP`, loaded, or ``None``."""
+    from importlib.metadata import entry_points
 
-    from localselect.bench import collect_results, readme_table, replace_marked_block
+    for entry in entry_points(group=COMMANDS_GROUP, name=name):
+        return entry.load()
+    return None
 
-    table = readme_table(collect_results(args.results))
-    if args.into is None:
-        console.print(table, markup=False, highlight=False, soft_wrap=True)
-        return 0
-    target = Path(args.into)
-    if not target.is_file():
-        raise CLIError(f"--into file {str(target)!r} does not exist")
-    target.write_text(replace_marked_block(target.read_text(), table))
-    console.print(f"table of {args.results} written into {target}")
-    return 0
+
+def _command_name(argv: Sequence[str]) -> str | None:
+    """The sub-command of ``argv``: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def _exit_now_if_compiling(code: int) -> None:
@@ -261,7 +187,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     code : int
         0 on success, 1 on an error, 2 on a usage error.
     """
-    parser = build_parser()
+    parser, commands = _build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    plugin = None
+    name = _command_name(argv)
+    if name in _INSTALL:
+        plugin = _load_command(name)
+        if plugin is None:
+            print(
+                f"localselect: error: `localselect {name}` needs {_INSTALL[name]}", file=sys.stderr
+            )
+            return 2
+        plugin.add_arguments(commands.choices[name])
     args = parser.parse_args(argv)
     verbose = getattr(args, "verbose", 0) or 0
     _configure_logging(verbose)
@@ -272,10 +209,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {
         "datasets": _cmd_datasets,
         "demo": _cmd_demo,
-        "bench": _cmd_bench,
         "select": _cmd_select,
         "predict": _cmd_predict,
     }
+    if plugin is not None:
+        handlers[args.command] = plugin.run
     from localselect.cli._progress import progress_bars
 
     set_verbose(verbose)

@@ -26,7 +26,6 @@ _TYPE_FILTERS = {
 # an estimator argument); tests/evidence runs the scikit-learn checks on it.
 _SKIP_MODULES = (
     "localselect.cli",
-    "localselect.bench",
     "localselect.plotting",
     "localselect.evidence",
 )

@@ -1,0 +1,1 @@
+"""Suites across methods: evidence, scaling, medium-sized data, instance-wise, local relevance."""

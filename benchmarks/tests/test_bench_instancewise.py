@@ -1,0 +1,75 @@
+"""The instancewise suite (issue #31): INVASE's metric, the published rows, a tiny run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from localselect_benchmarks import SuiteContext, available_suites, load_published, run_suite
+from localselect_benchmarks.compare import suite_instancewise as suite
+
+
+def _invase_metric(ground_truth, importance_score):
+    """``feature_performance_metric`` of jsyoon0823/INVASE ``utils.py``, row by row."""
+    n = importance_score.shape[0]
+    tpr, fdr = np.zeros(n), np.zeros(n)
+    for i in range(n):
+        tpr_nom = np.sum(importance_score[i, :] * ground_truth[i, :])
+        tpr_den = np.sum(ground_truth[i, :])
+        tpr[i] = 100 * float(tpr_nom) / float(tpr_den + 1e-8)
+        fdr_nom = np.sum(importance_score[i, :] * (1 - ground_truth[i, :]))
+        fdr_den = np.sum(importance_score[i, :])
+        fdr[i] = 100 * float(fdr_nom) / float(fdr_den + 1e-8)
+    return np.mean(tpr), np.std(tpr), np.mean(fdr), np.std(fdr)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_metric_matches_invase_row_by_row(seed):
+    rng = np.random.default_rng(seed)
+    R = rng.random((200, 11)) < 0.3
+    S = rng.random((200, 11)) < 0.4
+    S[:5] = False  # empty subsets: FDR 0
+    R[5:8] = False  # no relevant feature: TPR 0
+    got = suite.feature_performance(S, R)
+    want = _invase_metric(R.astype(float), S.astype(float))
+    np.testing.assert_allclose(
+        [got["TPR"], got["TPR_std"], got["FDR"], got["FDR_std"]], want, rtol=1e-12
+    )
+
+
+def test_metric_by_hand():
+    R = np.array([[1, 1, 0, 0], [1, 0, 0, 0]], dtype=bool)
+    S = np.array([[1, 0, 1, 1], [0, 0, 0, 0]], dtype=bool)
+    got = suite.feature_performance(S, R)
+    assert got["TPR"] == pytest.approx(25.0)  # 50 % and 0 %
+    assert got["FDR"] == pytest.approx(100 / 3)  # 2/3 and 0 (empty subset)
+
+
+def test_published_rows_load():
+    table = load_published("invase_table1")
+    assert table["table"] == "Table 1" and "ICLR 2019" in table["paper"]
+    assert table["rows"]["INVASE"]["syn4"] == {"TPR": 99.8, "FDR": 10.3}
+    assert table["rows"]["Shapley"]["syn4"]["FDR"] == 31.9
+    recs = suite._published_records()
+    assert {r["method"] for r in recs} == {
+        "INVASE (published)", "L2X (published)", "Shapley (published)", "LIME (published)"
+    }  # fmt: skip
+
+
+def test_tiny_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(
+        suite,
+        "_settings",
+        lambda quick: {"n_train": 400, "n_test": 200, "dims": (11,), "slow_rows": 100},
+    )
+    monkeypatch.setattr(suite, "FITTED", ("Saliency", "Fisher"))
+    assert "instancewise" in available_suites()
+    ctx = SuiteContext(quick=True, out=tmp_path, datasets=["syn4"])
+    records = run_suite("instancewise", ctx)["records"]
+    ours = {(r["method"], r["metric"]): r for r in records if r.get("scope") != "published"}
+    assert set(ours) == {(m, k) for m in ("Saliency", "Fisher") for k in suite.METRICS}
+    assert ours[("Fisher", "subset_size")]["value"] == 4.0  # k = mean relevant per row
+    assert 0 <= ours[("Saliency", "TPR")]["value"] <= 100
+    assert any(r["method"] == "INVASE (published)" for r in records)
+    report = (tmp_path / "report.md").read_text()
+    assert "INVASE (published)" in report and "syn4, d = 11: best local" in report
