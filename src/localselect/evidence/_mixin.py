@@ -48,7 +48,7 @@ def lone_signal_draws(fdr: float) -> int:
     ``R >= 1 / fdr - 1 / p`` is needed and ``R = ceil(1 / fdr)`` suffices for
     every ``p`` (10 at ``fdr = 0.1``).
     """
-    return int(ceil(1.0 / fdr - 1e-9))
+    return ceil(1.0 / fdr - 1e-9)
 
 
 def shadow_rounds(n_features: int, fdr: float) -> int:

@@ -1,6 +1,6 @@
 """Null distributions of feature scores: label permutations and shadow features.
 
-Two nulls, both built from the selector itself (no model of the data):
+Three nulls, all built from the selector itself (no model of the data):
 
 * **Label permutations** (``"permutation"``): the selector is refitted on
   ``(X, pi(y))`` for ``B`` random permutations ``pi``. For a score that
@@ -256,8 +256,8 @@ def empirical_pvalues(result: NullResult) -> NDArray[np.float64]:
     scores, null = result.scores, result.null
     if result.method == "pooled-permutation":
         pooled = np.sort(null.ravel())
-        exceed = pooled.size - np.searchsorted(pooled, scores, side="left")
-        return (1.0 + exceed) / (pooled.size + 1.0)
+        beaten = pooled.size - np.searchsorted(pooled, scores, side="left")
+        return np.asarray((1.0 + beaten) / (pooled.size + 1.0), dtype=np.float64)
     if result.method != "permutation":
         raise ValueError(
             "NullResult.method must be 'permutation', 'pooled-permutation' or 'shadow'; "
