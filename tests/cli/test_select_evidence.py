@@ -42,12 +42,20 @@ def test_auto_and_stability_columns(table, tmp_path):
     assert imp["p_value"].between(0, 1).all() and imp["selection_probability"].between(0, 1).all()
     summary = json.loads((out / "importances.json").read_text())
     assert summary["fdr"] == 0.05 and summary["null"] == "permutation"
-    assert summary["null_draws"] == 1000 * 7
+    assert summary["null_draws"] == 1000  # B permutations, not B x p null scores (issue 35)
     assert summary["stability"]["n_subsamples"] == 8
     assert summary["params"]["n_features_to_select"] == "auto"
     assert "q_value" in summary["features"][0]
     report = (out / "report.html").read_text()
     assert "Scores against their null" in report and "Stability: selection probability" in report
+
+
+def test_null_draws_counts_shadow_rounds(table, tmp_path):
+    code, out = _run(table, tmp_path, "--method", "relief", "--n-features", "auto")
+    assert code == 0
+    summary = json.loads((out / "importances.json").read_text())
+    # 7 features: max(ceil(100 / 7), ceil(1 / 0.1)) = 15 rounds of 7 shadows each
+    assert summary["null"] == "shadow" and summary["null_draws"] == 15
 
 
 def test_fixed_k_leaves_evidence_columns_empty(table, tmp_path):

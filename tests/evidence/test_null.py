@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from localselect.evidence import (
+    NullResult,
     empirical_pvalues,
     feature_pvalues,
     permutation_null,
@@ -100,3 +101,44 @@ def test_feature_pvalues_finds_signal_and_rejects_bad_null():
         assert result.method == null
     with pytest.raises(ValueError, match="null must be"):
         feature_pvalues(Relief(), X, y, null="knockoff")
+
+
+def test_pvalue_formulas_by_hand():
+    # Phipson and Smyth's (b + 1) / (B + 1), b = #{null draws >= observed}; counted by hand.
+    scores = np.array([3.0, 0.0, 5.0])
+    null = np.array([[1.0, 1.0, 1.0], [4.0, -1.0, 1.0], [2.0, 0.0, 1.0]])
+    # per feature: b = (1, 2, 0) of B = 3 -> (2/4, 3/4, 1/4); a rule like max(b, 0.5) / B
+    # gives (1/3, 2/3, 1/6) and fails here
+    p = empirical_pvalues(NullResult(scores, null, "permutation"))
+    np.testing.assert_array_equal(p, [2 / 4, 3 / 4, 1 / 4])
+    # pooled over the 9 draws: b = (1, 8, 0) -> (2/10, 9/10, 1/10)
+    p = empirical_pvalues(NullResult(scores, null, "pooled-permutation"))
+    np.testing.assert_array_equal(p, [2 / 10, 9 / 10, 1 / 10])
+    # shadows: each round's real score against that round's shadows, summed over rounds.
+    # round 0: real (3, 0, 5) vs shadows (1, 1, 1): b = (0, 3, 0);
+    # round 1: real (1, 2, 0) vs shadows (4, -1, 1): b = (2, 1, 2); R p = 6
+    rounds = np.array([[3.0, 0.0, 5.0], [1.0, 2.0, 0.0]])
+    shadow = NullResult(rounds.mean(axis=0), null[:2], "shadow", rounds)
+    np.testing.assert_array_equal(empirical_pvalues(shadow), [3 / 7, 5 / 7, 3 / 7])
+
+
+def test_incomplete_null_result_raises():
+    # issue 35, item 4: a shadow result without per-round scores must not fall back to the
+    # permutation formula (the mean score against single-round draws)
+    scores, null = np.array([3.0, 0.0]), np.array([[1.0, 1.0], [4.0, -1.0]])
+    with pytest.raises(ValueError, match="'shadow' NullResult needs round_scores"):
+        empirical_pvalues(NullResult(scores, null, "shadow"))
+    with pytest.raises(ValueError, match="method must be"):
+        empirical_pvalues(NullResult(scores, null, "knockoff"))
+
+
+def test_pooled_permutation_null_pools_the_refits():
+    rng = np.random.default_rng(6)
+    y = np.repeat([0, 1], 30)
+    X = np.c_[3 * y + rng.normal(size=60), rng.normal(size=(60, 4))]
+    p, result = feature_pvalues(
+        FisherScore(), X, y, null="pooled-permutation", n_draws=10, random_state=0
+    )
+    plain = permutation_null(FisherScore(), X, y, n_permutations=10, random_state=0)
+    np.testing.assert_array_equal(result.null, plain.null)  # the same refits, pooled
+    assert result.method == "pooled-permutation" and p[0] == 1 / 51  # beats all 50 draws

@@ -137,6 +137,22 @@ def test_mb_bound_and_attributes():
     assert all(e.n_features_in_ == 6 for e in small.estimators_)  # one row per class each
 
 
+def test_mb_bound_only_for_half_subsamples():
+    # issue 35, item 3: MB 2010's Theorem 1 assumes subsamples of floor(n / 2) rows
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1], 25)
+    X = np.c_[3 * y + rng.normal(size=50), rng.normal(size=(50, 5))]
+    est = FisherScore(n_features_to_select=2)
+    half = StabilitySelection(est, n_subsamples=6, random_state=0).fit(X, y)
+    assert half.expected_false_selections_ == pytest.approx(4 / (0.2 * 6))
+    for fraction in (0.3, 0.8):
+        other = StabilitySelection(
+            est, n_subsamples=6, sample_fraction=fraction, random_state=0
+        ).fit(X, y)
+        assert np.isnan(other.expected_false_selections_)
+        assert other.selection_probabilities_[0] == 1.0  # the rest is computed as before
+
+
 def test_stability_selection_passes_sklearn_checks():
     from sklearn.utils.estimator_checks import check_estimator
 

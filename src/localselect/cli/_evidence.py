@@ -147,7 +147,8 @@ def evidence_summary(estimator: Any, stability: Any) -> dict[str, Any]:
         null = getattr(estimator, "null_", None)
         summary["fdr"] = estimator.fdr
         summary["null"] = getattr(null, "method", None)
-        summary["null_draws"] = None if null is None else int(np.size(null.null))
+        # draws: permutations B or shadow rounds R (the rows of null_.null), not B x p scores
+        summary["null_draws"] = None if null is None else int(np.shape(null.null)[0])
     if stability is not None:
         summary["stability"] = {
             "n_subsamples": stability.n_subsamples,

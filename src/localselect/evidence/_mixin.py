@@ -29,24 +29,52 @@ from localselect.evidence._null import (
     shadow_null,
 )
 
-__all__ = ["AUTO", "FDR_CONSTRAINT", "EvidenceMixin"]
+__all__ = ["AUTO", "FDR_CONSTRAINT", "NULL_SEED", "EvidenceMixin", "shadow_rounds"]
 
 #: The ``n_features_to_select`` value that selects at a target FDR.
 AUTO = StrOptions({"auto"})
 #: Parameter constraint of ``fdr``.
 FDR_CONSTRAINT = [Interval(Real, 0, 1, closed="neither")]
-#: Seed of the null for a selector without ``random_state`` (it stays deterministic).
+#: Label permutations of the pooled null at least (its refits are full fits).
+POOLED_PERMUTATIONS = 20
+#: Seed of the null when ``random_state`` is None (or absent): ``"auto"`` stays reproducible.
 NULL_SEED = 0
+
+
+def lone_signal_draws(fdr: float) -> int:
+    """Fewest pooled null draws per feature for a lone signal to reach ``q <= fdr``.
+
+    With ``R`` shadow rounds (or ``B`` pooled permutations) over ``p``
+    features, a feature beating every null draw has ``p_j = 1 / (R p + 1)``;
+    alone among nulls, its q-value is ``p p_j = p / (R p + 1) < 1 / R``.
+    ``R >= 1 / fdr - 1 / p`` is needed and ``R = ceil(1 / fdr)`` suffices for
+    every ``p`` (10 at ``fdr = 0.1``).
+    """
+    return ceil(1.0 / fdr - 1e-9)
+
+
+def shadow_rounds(n_features: int, fdr: float) -> int:
+    """Shadow rounds of ``"auto"``: ``max(default_rounds(p), ceil(1 / fdr))``.
+
+    The first term keeps at least 100 shadow draws for few features, the
+    second lets a lone signal reach ``q <= fdr`` (:func:`lone_signal_draws`).
+    Cost: that many fits on ``2 p`` columns.
+    """
+    return max(default_rounds(n_features), lone_signal_draws(fdr))
 
 
 class EvidenceMixin:
     """P-values, q-values and the ``"auto"`` support of a global selector.
 
     Class attributes a family sets (chosen by measurement, see
-    ``docs/evidence.md``): ``_evidence_null`` (``"permutation"`` or
-    ``"shadow"``) and ``_evidence_draws`` (permutations, or shadow rounds;
-    None for the null's default). The null draws come from the selector's
-    ``random_state`` if it has one, else from a fixed seed.
+    ``docs/evidence.md``): ``_evidence_null`` (``"permutation"``,
+    ``"pooled-permutation"`` or ``"shadow"``) and ``_evidence_draws``
+    (permutations, or shadow rounds; None for the rule of the null:
+    1000 permutations, :func:`shadow_rounds` rounds, or
+    ``max(20, ceil(1 / fdr))`` pooled permutations). The null draws come
+    from the selector's ``random_state`` when it is set, else from the fixed
+    seed :data:`NULL_SEED`, so the null is reproducible; the refits inside it
+    keep the selector's own ``random_state``.
     """
 
     #: A fitted ``"auto"`` selector holds its null (``null_``), for the model loader.
@@ -62,20 +90,24 @@ class EvidenceMixin:
             self.__dict__.pop(name, None)
         if getattr(self, "n_features_to_select", None) != "auto":
             return
-        seed = self.get_params().get("random_state", NULL_SEED)
-        if self._evidence_null == "permutation":
+        seed = self.get_params().get("random_state")
+        if seed is None:
+            seed = NULL_SEED
+        if self._evidence_null in ("permutation", "pooled-permutation"):
+            pooled = self._evidence_null == "pooled-permutation"
+            default = max(POOLED_PERMUTATIONS, lone_signal_draws(self.fdr)) if pooled else 1000
             result = permutation_null(
                 self,
                 X,
                 codes,
-                n_permutations=self._evidence_draws or 1000,
+                n_permutations=self._evidence_draws or default,
                 random_state=seed,
                 n_jobs=getattr(self, "n_jobs", None),
                 scores=selector_scores(self),
+                pooled=pooled,
             )
         else:
-            # at least 1 / (2 fdr) rounds: BH can then reject two features that beat every shadow
-            rounds = self._evidence_draws or max(default_rounds(X.shape[1]), ceil(0.5 / self.fdr))
+            rounds = self._evidence_draws or shadow_rounds(X.shape[1], self.fdr)
             result = shadow_null(self, X, codes, n_rounds=rounds, random_state=seed)
         self.null_ = result
         self.pvalues_ = empirical_pvalues(result)

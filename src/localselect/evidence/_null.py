@@ -1,6 +1,6 @@
 """Null distributions of feature scores: label permutations and shadow features.
 
-Two nulls, both built from the selector itself (no model of the data):
+Three nulls, all built from the selector itself (no model of the data):
 
 * **Label permutations** (``"permutation"``): the selector is refitted on
   ``(X, pi(y))`` for ``B`` random permutations ``pi``. For a score that
@@ -11,6 +11,15 @@ Two nulls, both built from the selector itself (no model of the data):
   For a multivariate score it is exact under the global null only. Cost:
   ``B`` fits, or one vectorised pass when the selector offers
   ``_permuted_scores`` (the filters).
+* **Pooled label permutations** (``"pooled-permutation"``): the same ``B``
+  refits, but every feature's score is compared with all ``B p`` permuted
+  scores, ``(1 + #{(b, k): T_k^b >= T_j}) / (B p + 1)``. Like the shadow
+  null it assumes a null feature's score is exchangeable with the other
+  features' scores under permuted labels (columns alike: standardised data),
+  and its resolution ``1 / (B p + 1)`` needs only ``B >= 1 / fdr`` refits
+  for a lone signal to reach ``q <= fdr``. Under the alternative the real
+  features share a fit with the signal, so a learner whose weights sum to
+  one gives them less than the permuted fits do: conservative there.
 * **Shadow features** (``"shadow"``, Boruta's device; Kursa and Rudnicki
   2010): ``p`` extra columns, each a row-permuted copy of a real column,
   are appended and the selector is fitted on ``[X, S_r]``, for ``R`` rounds
@@ -56,9 +65,10 @@ class NullResult(NamedTuple):
         Scores under permuted labels (``B`` permutations), or the shadow
         features' scores (``R`` rounds).
     method : str
-        ``"permutation"`` or ``"shadow"``.
+        ``"permutation"``, ``"pooled-permutation"`` or ``"shadow"``.
     round_scores : ndarray of shape (R, n_features) or None, default=None
-        Shadows: the real features' scores in each round; None otherwise.
+        Shadows: the real features' scores in each round (required:
+        :func:`empirical_pvalues` raises without them); None otherwise.
     """
 
     scores: NDArray[np.float64]
@@ -100,7 +110,15 @@ def _fit_scores(estimator, X, y) -> NDArray[np.float64]:
 
 @fill_doc
 def permutation_null(
-    estimator, X, y, *, n_permutations=1000, random_state=None, n_jobs=None, scores=None
+    estimator,
+    X,
+    y,
+    *,
+    n_permutations=1000,
+    random_state=None,
+    n_jobs=None,
+    scores=None,
+    pooled=False,
 ) -> NullResult:
     """Refit ``estimator`` on permuted labels and collect its scores.
 
@@ -116,6 +134,9 @@ def permutation_null(
         Refits run in parallel (one task per block of permutations).
     scores : ndarray of shape (n_features,) or None, default=None
         The observed scores, if already fitted; else fitted here.
+    pooled : bool, default=False
+        Mark the result ``"pooled-permutation"``: :func:`empirical_pvalues`
+        then compares each score with the permuted scores of every feature.
 
     Returns
     -------
@@ -137,7 +158,8 @@ def permutation_null(
             _refit_block, [(estimator, X, y, block) for block in blocks if len(block)], n_jobs
         )
         null = np.concatenate(parts, axis=0)
-    return NullResult(np.asarray(scores, dtype=np.float64), null, "permutation")
+    method = "pooled-permutation" if pooled else "permutation"
+    return NullResult(np.asarray(scores, dtype=np.float64), null, method)
 
 
 def _refit_block(estimator, X, y, block):
@@ -195,7 +217,8 @@ def shadow_null(estimator, X, y, *, n_rounds=None, random_state=None) -> NullRes
 def empirical_pvalues(result: NullResult) -> NDArray[np.float64]:
     """Compute the p-values of the observed scores against their null draws.
 
-    Permutations: per feature ``(1 + #{b: T_j^b >= T_j}) / (B + 1)``.
+    Permutations: per feature ``(1 + #{b: T_j^b >= T_j}) / (B + 1)``; pooled
+    permutations: ``(1 + #{(b, k): T_k^b >= T_j}) / (B p + 1)``.
     Shadows: ``(1 + sum_r #{s: T_{s,r} >= T_{j,r}}) / (R p + 1)``, each round's
     real score against that round's shadows (a null feature's score is
     exchangeable with its round's shadow scores, so each round's rank is
@@ -211,14 +234,35 @@ def empirical_pvalues(result: NullResult) -> NDArray[np.float64]:
     -------
     pvalues : ndarray of shape (n_features,)
         One p-value per feature, in ``(0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        For a ``"shadow"`` result without ``round_scores`` (the pooled formula
+        needs each round's real scores; the permutation formula would compare
+        the mean score with single-round draws), or an unknown ``method``.
     """
-    if result.method == "shadow" and result.round_scores is not None:
+    if result.method == "shadow":
+        if result.round_scores is None:
+            raise ValueError(
+                "A 'shadow' NullResult needs round_scores (the real features' score in each "
+                "round, shape (R, n_features)); shadow_null returns them."
+            )
         real, null = result.round_scores, result.null
         exceed = np.zeros(real.shape[1])
         for r in range(null.shape[0]):
             exceed += null.shape[1] - np.searchsorted(np.sort(null[r]), real[r], side="left")
         return (1.0 + exceed) / (null.size + 1.0)
     scores, null = result.scores, result.null
+    if result.method == "pooled-permutation":
+        pooled = np.sort(null.ravel())
+        beaten = pooled.size - np.searchsorted(pooled, scores, side="left")
+        return np.asarray((1.0 + beaten) / (pooled.size + 1.0), dtype=np.float64)
+    if result.method != "permutation":
+        raise ValueError(
+            "NullResult.method must be 'permutation', 'pooled-permutation' or 'shadow'; "
+            f"got {result.method!r}."
+        )
     exceed = (null >= scores[None, :]).sum(axis=0)
     return (1.0 + exceed) / (null.shape[0] + 1.0)
 
@@ -237,7 +281,7 @@ def feature_pvalues(
         Training data.
     y : array-like of shape (n_samples,)
         Labels.
-    null : {"permutation", "shadow"}, default="permutation"
+    null : {"permutation", "pooled-permutation", "shadow"}, default="permutation"
         The null (see :mod:`localselect.evidence._null`).
     n_draws : int or None, default=None
         Permutations ``B`` (default 1000) or shadow rounds ``R`` (default
@@ -267,7 +311,7 @@ def feature_pvalues(
     (np.float64(0.005), True)
     """
     X = np.asarray(X, dtype=np.float64)
-    if null == "permutation":
+    if null in ("permutation", "pooled-permutation"):
         result = permutation_null(
             estimator,
             X,
@@ -275,9 +319,12 @@ def feature_pvalues(
             n_permutations=1000 if n_draws is None else int(n_draws),
             random_state=random_state,
             n_jobs=n_jobs,
+            pooled=null == "pooled-permutation",
         )
     elif null == "shadow":
         result = shadow_null(estimator, X, y, n_rounds=n_draws, random_state=random_state)
     else:
-        raise ValueError(f"null must be 'permutation' or 'shadow'; got {null!r}.")
+        raise ValueError(
+            f"null must be 'permutation', 'pooled-permutation' or 'shadow'; got {null!r}."
+        )
     return empirical_pvalues(result), result

@@ -20,6 +20,9 @@ from localselect.evidence._indices import (
 
 __all__ = ["StabilitySelection"]
 
+#: The subsample fraction Meinshausen and Buhlmann's bound assumes (2010, Thm. 1).
+MB_SAMPLE_FRACTION = 0.5
+
 
 def subsample_rows(y, fraction: float, rng) -> np.ndarray:
     """Rows of one subsample: ``max(1, floor(fraction * n_c))`` of each class ``c``, drawn
@@ -47,9 +50,12 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     Meinshausen and Buhlmann 2010, Sec. 2; stratified by class, see
     :func:`subsample_rows`, so no subsample loses a class); a feature's selection probability
     is the fraction of fits whose ``get_support()`` contains it, and the
-    features whose probability reaches ``threshold`` are selected. With a
-    threshold above 0.5 the expected number of false selections is bounded by
-    :func:`~localselect.evidence.meinshausen_buhlmann_bound`.
+    features whose probability reaches ``threshold`` are selected. With
+    subsamples of half the rows (``sample_fraction=0.5``, the assumption of
+    Meinshausen and Buhlmann's Theorem 1) and a threshold above 0.5 the
+    expected number of false selections is bounded by
+    :func:`~localselect.evidence.meinshausen_buhlmann_bound`; for any other
+    ``sample_fraction`` the theorem does not apply and the bound is NaN.
 
     For a local selector (``get_local_support(X)``),
     :meth:`local_selection_probabilities` gives the same frequency per row.
@@ -62,7 +68,9 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     n_subsamples : int, default=50
         Number of subsample fits.
     sample_fraction : float, default=0.5
-        Fraction of the rows in each subsample.
+        Fraction of the rows in each subsample. The Meinshausen-Buhlmann bound
+        (``expected_false_selections_``) is given for 0.5 only, the fraction
+        its theorem assumes; NaN otherwise.
     threshold : float, default=0.6
         Selection probability a feature needs to be selected.
     random_state : int, RandomState instance or None, default=None
@@ -85,7 +93,8 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         Kuncheva's index (NaN unless every fit selects the same number).
     expected_false_selections_ : float
         Meinshausen-Buhlmann bound on the expected number of false selections
-        at ``threshold``.
+        at ``threshold`` (``inf`` for a threshold of at most 0.5); NaN unless
+        ``sample_fraction`` is 0.5, the subsample size the bound assumes.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -172,8 +181,13 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         self.selection_probabilities_ = self.subsets_.mean(axis=0)
         self.stability_ = nogueira_stability(self.subsets_)
         self.kuncheva_index_ = kuncheva_index(self.subsets_)
-        self.expected_false_selections_ = meinshausen_buhlmann_bound(
-            self.subsets_.sum(axis=1).mean(), X.shape[1], self.threshold
+        # MB 2010, Thm. 1 holds for subsamples of size floor(n / 2) only
+        self.expected_false_selections_ = (
+            meinshausen_buhlmann_bound(
+                self.subsets_.sum(axis=1).mean(), X.shape[1], self.threshold
+            )
+            if self.sample_fraction == MB_SAMPLE_FRACTION
+            else float("nan")
         )
         return self
 
