@@ -176,7 +176,7 @@ def _gamma_fold(seed, X, y, relevant, union, train, test, gammas, n_inner):
     means, variance = est._gp.predict(Q)
     rel_cols = rel[:, est._cols]  # the estimator's canonical column order
     union_cols = union[est._cols]
-    power = est._power(Q)
+    power = est.discriminative_power(X[test])[:, est._cols]  # canonical column order
     # Algorithm 2 (no floor) and the K-NN as they are, but fed with a perfect
     # regression: eq. (3) itself (scaled as the GP targets) in place of the GP
     # means, with the GP's variance; every gamma, both readings.
