@@ -1,15 +1,15 @@
 """Scale-out (issue #8): the joblib work of every method runs on a real Dask cluster.
 
 A ``dask.distributed.LocalCluster`` with two worker *processes* is started once for the
-module; each check fits the same estimator with ``n_jobs=1`` (no parallelism at all) and
-again with ``n_jobs=2`` under ``joblib.parallel_config(backend="dask")``, and asserts the
-outputs are identical, not merely close: seeds are drawn per unit of work, never per
-worker, and blocks are split by size, never by the number of jobs.
+module (the ``dask_client`` fixture of the root ``conftest.py``); each check fits the
+same estimator with ``n_jobs=1`` (no parallelism at all) and again with ``n_jobs=2``
+under ``joblib.parallel_config(backend="dask")``, and asserts the outputs are identical,
+not merely close: seeds are drawn per unit of work, never per worker, and blocks are
+split by size, never by the number of jobs.
 """
 
 from __future__ import annotations
 
-import joblib
 import numpy as np
 import pandas as pd
 import pytest
@@ -24,46 +24,13 @@ from localselect import (
 )
 from localselect.datasets import make_lfs_synthetic, make_subspace_classification
 
-distributed = pytest.importorskip(
+pytest.importorskip(
     "distributed", reason="dask[distributed] is not installed (pip install 'localselect[dask]')"
 )
 
-pytestmark = [
-    pytest.mark.slow,
-    # The cluster's own machinery (tornado, psutil) may warn about deprecations we do
-    # not control; the estimators' warnings are still checked by the default suite.
-    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore::FutureWarning"),
-]
+from dask_cluster import CLUSTER_MARKS, on_dask_counted
 
-
-@pytest.fixture(scope="module")
-def dask_client():
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=40,
-    )
-    client = distributed.Client(cluster)
-    try:
-        yield client
-    finally:
-        client.close()
-        cluster.close()
-
-
-def on_dask(func, *, min_tasks=1):
-    """Run ``func()`` with joblib dispatching to the module's cluster.
-
-    Checks that at least ``min_tasks`` tasks really ran on the cluster, so a test cannot
-    pass because the work silently stayed in this process.
-    """
-    with distributed.get_task_stream() as stream, joblib.parallel_config(backend="dask"):
-        result = func()
-    assert len(stream.data) >= min_tasks, f"only {len(stream.data)} task(s) reached the cluster"
-    return result
+pytestmark = CLUSTER_MARKS
 
 
 def test_cluster_has_two_process_workers(dask_client):
@@ -79,7 +46,7 @@ def test_lfs_identical_on_dask(dask_client):
     params = dict(max_features=3, n_beta=6, max_iter=2, random_state=0)
 
     serial = LocalFeatureSelection(**params, n_jobs=1).fit(X, y)
-    dask_fit = on_dask(lambda: LocalFeatureSelection(**params, n_jobs=2).fit(X, y))
+    dask_fit = on_dask_counted(lambda: LocalFeatureSelection(**params, n_jobs=2).fit(X, y))
 
     np.testing.assert_array_equal(serial.local_support_, dask_fit.local_support_)
     np.testing.assert_array_equal(serial.radii_, dask_fit.radii_)
@@ -91,7 +58,7 @@ def test_lfs_random_rounding_identical_on_dask(dask_client):
     X, y, _ = make_lfs_synthetic(n_samples=40, n_irrelevant=5, random_state=2)
     params = dict(max_features=2, n_beta=4, rounding="random", n_rounding=50, random_state=3)
     serial = LocalFeatureSelection(**params, n_jobs=1).fit(X, y)
-    dask_fit = on_dask(lambda: LocalFeatureSelection(**params, n_jobs=2).fit(X, y))
+    dask_fit = on_dask_counted(lambda: LocalFeatureSelection(**params, n_jobs=2).fit(X, y))
     np.testing.assert_array_equal(serial.local_support_, dask_fit.local_support_)
 
 
@@ -103,7 +70,7 @@ def test_boosted_immigrate_cross_validation_identical_on_dask(dask_client):
     model = BoostedImmigrate(n_estimators=4, max_iter=2, random_state=0)
 
     serial = cross_val_predict(model, X, y, cv=cv, method="predict_proba", n_jobs=1)
-    dask_pred = on_dask(
+    dask_pred = on_dask_counted(
         lambda: cross_val_predict(
             model.set_params(n_jobs=2), X, y, cv=cv, method="predict_proba", n_jobs=2
         )
@@ -120,15 +87,18 @@ def test_gp_selection_identical_on_dask(dask_client):
     params = dict(n_neighbors=5, max_iter=3, random_state=0)
 
     serial = GPLocalFeatureSelection(**params, n_jobs=1).fit(X_train, y_train)
-    dask_fit = on_dask(lambda: GPLocalFeatureSelection(**params, n_jobs=2).fit(X_train, y_train))
+    dask_fit = on_dask_counted(
+        lambda: GPLocalFeatureSelection(**params, n_jobs=2).fit(X_train, y_train)
+    )
 
     np.testing.assert_array_equal(serial.scores_, dask_fit.scores_)
     np.testing.assert_array_equal(serial.observation_indices_, dask_fit.observation_indices_)
     np.testing.assert_array_equal(
-        serial.get_local_support(X_test), on_dask(lambda: dask_fit.get_local_support(X_test))
+        serial.get_local_support(X_test),
+        on_dask_counted(lambda: dask_fit.get_local_support(X_test)),
     )
     np.testing.assert_array_equal(
-        serial.predict_proba(X_test), on_dask(lambda: dask_fit.predict_proba(X_test))
+        serial.predict_proba(X_test), on_dask_counted(lambda: dask_fit.predict_proba(X_test))
     )
 
 
@@ -139,7 +109,7 @@ def test_lift_selector_identical_on_dask(dask_client):
     params = dict(resolution="windows", max_features=3, top_k=5)
 
     serial = LiftFeatureSelector(**params, n_jobs=1).fit(X, y)
-    dask_fit = on_dask(lambda: LiftFeatureSelector(**params, n_jobs=2).fit(X, y))
+    dask_fit = on_dask_counted(lambda: LiftFeatureSelector(**params, n_jobs=2).fit(X, y))
 
     np.testing.assert_array_equal(serial.get_support(), dask_fit.get_support())
     pd.testing.assert_frame_equal(serial.results_, dask_fit.results_)

@@ -1,0 +1,62 @@
+"""What the library's tests (``tests/``) and the benchmarks' (``benchmarks/tests``) share.
+
+A deterministic hypothesis profile, the ``data_home`` check, and the Dask cluster fixtures
+(``dask_client``, ``separate_scheduler``), whose helpers live in ``tests/dask_cluster.py``:
+this file puts ``tests/`` on ``sys.path`` so that both trees import them as
+``dask_cluster`` (after ``pytest.importorskip("distributed")``), also when pytest runs one
+tree alone.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+TESTS = Path(__file__).parent / "tests"
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+settings.register_profile(
+    "localselect",
+    derandomize=True,
+    deadline=None,
+    max_examples=25,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "localselect"))
+
+
+@pytest.fixture(scope="session")
+def data_home():
+    """The shared benchmark data directory; skips the test when it is absent."""
+    from localselect.datasets import get_data_home
+
+    home = get_data_home()
+    if home is None or not home.is_dir():
+        pytest.skip(
+            "benchmark data not found: set LOCALSELECT_DATA to the folder holding "
+            "manifest.json (../shared/data in the project checkout)"
+        )
+    return home
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A client of a two-process ``LocalCluster``, one cluster per test module."""
+    from dask_cluster import local_cluster
+
+    with local_cluster() as client:
+        yield client
+
+
+@pytest.fixture
+def separate_scheduler(tmp_path):
+    """``(client, scheduler_pid)``: scheduler and workers in process groups of their own."""
+    from dask_cluster import separate_scheduler
+
+    with separate_scheduler(tmp_path) as client_and_pid:
+        yield client_and_pid
