@@ -82,4 +82,6 @@ def test_the_wheel_holds_the_library_and_not_its_benchmarks():
     bench = tomllib.loads((ROOT / "benchmarks" / "pyproject.toml").read_text())["project"]
     assert bench["name"] == "localselect-benchmarks"
     assert any(req.startswith("localselect>=") for req in bench["dependencies"])
-    assert bench["entry-points"]["localselect.commands"] == {"bench": "localselect_benchmarks._cli"}
+    assert bench["entry-points"]["localselect.commands"] == {
+        "bench": "localselect_benchmarks._cli"
+    }
