@@ -110,16 +110,16 @@ def test_pvalue_formulas_by_hand():
     # per feature: b = (1, 2, 0) of B = 3 -> (2/4, 3/4, 1/4); a rule like max(b, 0.5) / B
     # gives (1/3, 2/3, 1/6) and fails here
     p = empirical_pvalues(NullResult(scores, null, "permutation"))
-    np.testing.assert_array_equal(p, [2 / 4, 3 / 4, 1 / 4])
+    np.testing.assert_allclose(p, [2 / 4, 3 / 4, 1 / 4], rtol=1e-12)
     # pooled over the 9 draws: b = (1, 8, 0) -> (2/10, 9/10, 1/10)
     p = empirical_pvalues(NullResult(scores, null, "pooled-permutation"))
-    np.testing.assert_array_equal(p, [2 / 10, 9 / 10, 1 / 10])
+    np.testing.assert_allclose(p, [2 / 10, 9 / 10, 1 / 10], rtol=1e-12)
     # shadows: each round's real score against that round's shadows, summed over rounds.
     # round 0: real (3, 0, 5) vs shadows (1, 1, 1): b = (0, 3, 0);
     # round 1: real (1, 2, 0) vs shadows (4, -1, 1): b = (2, 1, 2); R p = 6
     rounds = np.array([[3.0, 0.0, 5.0], [1.0, 2.0, 0.0]])
     shadow = NullResult(rounds.mean(axis=0), null[:2], "shadow", rounds)
-    np.testing.assert_array_equal(empirical_pvalues(shadow), [3 / 7, 5 / 7, 3 / 7])
+    np.testing.assert_allclose(empirical_pvalues(shadow), [3 / 7, 5 / 7, 3 / 7], rtol=1e-12)
 
 
 def test_incomplete_null_result_raises():
@@ -140,5 +140,5 @@ def test_pooled_permutation_null_pools_the_refits():
         FisherScore(), X, y, null="pooled-permutation", n_draws=10, random_state=0
     )
     plain = permutation_null(FisherScore(), X, y, n_permutations=10, random_state=0)
-    np.testing.assert_array_equal(result.null, plain.null)  # the same refits, pooled
+    np.testing.assert_allclose(result.null, plain.null, rtol=1e-12)  # the same refits, pooled
     assert result.method == "pooled-permutation" and p[0] == 1 / 51  # beats all 50 draws

@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 
+from localselect.utils import all_estimators
 from localselect_benchmarks._core import SuiteContext, register_suite
 
 #: Target FDR of every ``"auto"`` fit.
@@ -32,17 +33,12 @@ TOP_K = 10
 FULL_DRAWS_CAP = {"BoostedImmigrate": 20}
 
 
-#: The global selectors measured, in the order of the report (each with its defaults).
-GLOBAL_SELECTORS = (
-    "FisherScore",
-    "MRMR",
-    "Relief",
-    "ReliefF",
-    "IRelief",
-    "Simba",
-    "IM4E",
-    "Immigrate",
-    "BoostedImmigrate",
+#: The global selectors measured: every one the registry lists that is not also a local selector
+#: (LLDS selects per row and has no "auto"); the report sorts them by name.
+GLOBAL_SELECTORS = tuple(
+    name
+    for name, _ in all_estimators("global_selector")
+    if name not in dict(all_estimators("local_selector"))
 )
 
 
