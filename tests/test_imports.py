@@ -35,6 +35,8 @@ LAYERS = {
     "_magnitudes": 0,
     "_portable": 0,
     "_runtime": 0,
+    # what y is (class labels or continuous): reads the registry's declarations
+    "_targets": 0.25,
     # p-values, FDR and stability: above the shared infrastructure, below base (whose
     # ScoreSelectorMixin gets n_features_to_select="auto" from evidence.EvidenceMixin)
     "evidence": 0.5,
@@ -56,6 +58,7 @@ SHARED_PRIVATE = {
     "_pairwise",
     "_portable",
     "_runtime",
+    "_targets",
     "_typing",
 }
 

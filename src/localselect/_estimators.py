@@ -33,7 +33,15 @@ from importlib import import_module
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-__all__ = ["EXPORTS", "PROFILES", "Declaration", "cli_methods", "held_types", "registered"]
+__all__ = [
+    "EXPORTS",
+    "PROFILES",
+    "Declaration",
+    "cli_methods",
+    "continuous_target_names",
+    "held_types",
+    "registered",
+]
 
 #: Public name of ``localselect`` -> the module that exports it (imported when the name
 #: is first read). The classes among them that carry a ``_declaration`` are the registry.
@@ -79,12 +87,17 @@ class Declaration(NamedTuple):
     holds : tuple of type or str, default=()
         Types (or their ``"module.Class"`` names) besides the estimator itself
         that its fitted state may hold: a model file holding them is loaded.
+    targets : tuple of {"classes", "continuous"}, default=("classes",)
+        The targets ``fit`` takes: class labels, and a continuous ``y`` for
+        the estimators that define a regression variant (they take a ``task``
+        parameter; see :func:`localselect.base.check_target`).
     """
 
     name: str = ""
     check: Mapping[str, Any] = _EMPTY
     demo: Mapping[str, Any] = _EMPTY
     holds: tuple[type | str, ...] = ()
+    targets: tuple[str, ...] = ("classes",)
 
 
 def declaration(cls: type) -> Declaration | None:
@@ -126,6 +139,15 @@ def cli_methods() -> dict[str, type]:
             )
         methods[name] = cls
     return methods
+
+
+def continuous_target_names() -> list[str]:
+    """Public names of the estimators whose declaration takes a continuous target."""
+    return sorted(
+        name
+        for name, cls in registered().items()
+        if "continuous" in (declaration(cls) or Declaration()).targets
+    )
 
 
 def _type_name(kind: type | str) -> str:

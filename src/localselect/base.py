@@ -82,6 +82,7 @@ from localselect._compat import Interval, RealNotInt, check_feature_names_in, fi
 from localselect._estimators import Declaration
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
+from localselect._targets import TASK_CONSTRAINT, check_target
 from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, EvidenceMixin
 
 __all__ = [
@@ -116,6 +117,7 @@ N_FEATURES_CONSTRAINT: list = [
 SHARED_CONSTRAINTS: dict[str, list] = {
     "n_jobs": [Integral, None],
     "random_state": ["random_state"],
+    "task": TASK_CONSTRAINT,
     "verbose": ["verbose"],
 }
 
@@ -636,8 +638,15 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
     ``verbose``, to the subclass's module logger). ``_fit`` returns ``self``.
     Then a subclass's ``_fit_evidence(X, codes)``, if any, runs (the null of
     ``"auto"``, see :class:`~localselect.evidence.EvidenceMixin`).
-    ``_fit`` is abstract: a class without it cannot be instantiated. The mixin
-    also tags the estimator as needing ``y`` (:class:`TargetRequiredMixin`).
+    ``_fit`` is abstract: a class without it cannot be instantiated.
+
+    The target: :func:`~localselect._targets.check_target` sets ``task_``. An
+    estimator whose declaration takes a continuous target (``targets=("classes",
+    "continuous")``, and a ``task`` parameter) gets ``y`` as float64 in place of
+    the codes when ``task_ == "regression"`` (and no ``classes_``); every other
+    estimator refuses a continuous ``y`` with a message naming the estimators
+    that take one. The mixin also tags the estimator as needing ``y``
+    (:class:`TargetRequiredMixin`).
     """
 
     _min_class_size = 1
@@ -661,7 +670,8 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
             papers use.
         y : array-like of shape (n_samples,)
             Class labels of any type (at least 2 classes; see the estimator for
-            the samples each class needs).
+            the samples each class needs), or a continuous target for the
+            estimators that take one (their ``task`` parameter).
 
         Returns
         -------
@@ -677,14 +687,16 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
             ensure_all_finite="allow-nan" if input_tags.allow_nan else True,
         )
         check_magnitudes(self, X)
-        self.classes_, codes = check_classification_data(
-            type(self).__name__,
-            y,
-            min_class_size=self._min_class_size,
-            why=self._class_size_reason,
-        )
-        self._fit(X, codes, Reporter.for_estimator(self))
+        self.task_, target = check_target(self, y)
+        if self.task_ == "classification":
+            self.classes_, target = check_classification_data(
+                type(self).__name__,
+                target,
+                min_class_size=self._min_class_size,
+                why=self._class_size_reason,
+            )
+        self._fit(X, target, Reporter.for_estimator(self))
         evidence = getattr(self, "_fit_evidence", None)
         if evidence is not None:
-            evidence(X, codes)
+            evidence(X, target)
         return self
