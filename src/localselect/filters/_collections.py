@@ -152,6 +152,7 @@ def fit_mrmr_collection(estimator, blocks: RowBlocks, summary: Summary, counts, 
         blocks, _state_counts, _add, low, high, estimator.classes_, name="localselect-mrmr"
     )
     k = resolve_n_features(estimator.n_features_to_select, blocks.X.shape[1])
+    k = blocks.X.shape[1] if k is None else k  # None is not a value of MRMR's parameter
     n_states = 3 if np.any(summary.hi > high) else 2 if np.any(summary.hi > low) else 1
     estimator.ranking_ = mrmr_from_counts(relevance_joint, pair_joint, k, n_states)
     return estimator
