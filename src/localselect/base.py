@@ -892,28 +892,53 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
 _COLLECTION_FITS: dict[type, Callable] = {}
 
 
-def register_collection_fit(cls: type, fit: Callable) -> None:
-    """Give ``cls`` (and its subclasses) a ``fit`` on Dask collections.
+def register_collection_fit(estimator_class: type, fit: Callable) -> None:
+    """Give ``estimator_class`` (and its subclasses) a ``fit`` on Dask collections.
 
-    ``fit(estimator, blocks, summary, counts, log)`` sets the fitted
-    attributes from statistics reduced on the workers; ``LabelledFitMixin.fit``
-    has already checked the data and set ``n_features_in_``, ``classes_`` and
-    ``task_``. A method's package registers it beside the estimator (e.g.
+    A method's package registers it beside the estimator (e.g.
     ``localselect.filters``), so the estimator's module need not know about Dask.
+
+    Parameters
+    ----------
+    estimator_class : type
+        An estimator class fitted through :class:`LabelledFitMixin`.
+    fit : callable
+        ``fit(estimator, blocks, summary, counts, log)`` sets the fitted
+        attributes from statistics reduced on the workers;
+        ``LabelledFitMixin.fit`` has already checked the data and set
+        ``n_features_in_``, ``classes_`` and ``task_``.
     """
-    _COLLECTION_FITS[cls] = fit
+    _COLLECTION_FITS[estimator_class] = fit
 
 
-def collection_fit(cls: type) -> Callable | None:
-    """The fit on Dask collections of ``cls`` (or of its nearest registered base), or None."""
-    for klass in cls.__mro__:
+def collection_fit(estimator_class: type) -> Callable | None:
+    """The fit on Dask collections of ``estimator_class`` (or of its nearest registered base).
+
+    Parameters
+    ----------
+    estimator_class : type
+        An estimator class.
+
+    Returns
+    -------
+    fit : callable or None
+        What :func:`register_collection_fit` registered; None when it has
+        no fit on Dask collections.
+    """
+    for klass in estimator_class.__mro__:
         if klass in _COLLECTION_FITS:
             return _COLLECTION_FITS[klass]
     return None
 
 
 def collection_fit_names() -> list[str]:
-    """Public names of the estimators whose ``fit`` takes a Dask collection."""
+    """Public names of the estimators whose ``fit`` takes a Dask collection.
+
+    Returns
+    -------
+    names : list of str
+        Sorted names, e.g. ``["FisherScore", "MRMR"]``.
+    """
     return sorted(name for name, cls in registered().items() if collection_fit(cls))
 
 
