@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -173,7 +174,7 @@ def relieff(
         elif missing is None:
             dist = pairwise_distances(Xs[rows], Xs, metric="manhattan")
         else:
-            dist = missing.distances(rows, np.ones(a), 1)
+            dist = missing.distances(cast(slice, rows), np.ones(a), 1)  # index arrays work too
         dist[np.arange(dist.shape[0]), rows] = np.inf
         block_codes = codes[rows]
         total = np.zeros(a)
