@@ -245,8 +245,8 @@ class ReliefF(_FeatureWeightSelector):
     ``numAttrProportionEqual=0``, ``numAttrProportionDifferent=1`` to 1e-9 on
     data without distance ties (tests/margin/test_rrelieff_corelearn.py).
     CORElearn's defaults differ: 0.04 and 0.1 make its ``diff`` (features and
-    target, in the distance too) a ramp, 0 below 4%% of the range and 1 above
-    10%%; ours is the paper's plain range-scaled difference. Regression needs
+    target, in the distance too) a ramp, 0 below 0.04 of the range and 1 above
+    0.1 of it; ours is the paper's plain range-scaled difference. Regression needs
     complete data (no NaN).
 
     On binary data with continuous features this equals scikit-rebate's
