@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -93,6 +94,7 @@ def relieff(
     block_memory: float | None = None,
     n_jobs: int | None = None,
     engine: str = "auto",
+    refs: NDArray[np.intp] | None = None,
 ) -> FloatArray:
     """ReliefF scores (Kononenko 1994; Robnik-Sikonja and Kononenko 2003).
 
@@ -126,6 +128,10 @@ def relieff(
         Parallel jobs (threads of the compiled kernel, blocks of the numpy one).
     engine : {"auto", "numpy", "numba"}, default="auto"
         Which implementation runs (see above).
+    refs : ndarray of shape (m,), default=None
+        The reference rows ``i`` of the sum (sorted; their neighbours come from
+        all rows, the priors from all rows, and the sum is divided by ``m``);
+        None means every row.
 
     Returns
     -------
@@ -140,8 +146,9 @@ def relieff(
     if engine == "numba" or (engine == "auto" and not has_nan):
         ensure_compiled(_relieff_numba.RELIEFF_KERNEL)
         memory = (block_memory or get_config().get("working_memory") or 1024) * 2**20
-        return _relieff_numba.relieff_compiled(X, codes, n_neighbors, n_jobs, memory)
+        return _relieff_numba.relieff_compiled(X, codes, n_neighbors, n_jobs, memory, refs)
     n, a = X.shape
+    refs = np.arange(n) if refs is None else np.asarray(refs, dtype=np.intp)
     known = ~np.isnan(X)
     lo = np.where(known, X, np.inf).min(axis=0)
     span = np.where(known, X, -np.inf).max(axis=0) - lo
@@ -156,17 +163,19 @@ def relieff(
     # The distance matrix is symmetric: when it fits scikit-learn's working memory,
     # compute each pair once (pdist); otherwise rows of it per block.
     full = None
-    if missing is None and n * n * 8 <= (get_config().get("working_memory") or 1024) * 2**20:
+    budget = (get_config().get("working_memory") or 1024) * 2**20
+    if missing is None and len(refs) == n and n * n * 8 <= budget:
         full = squareform(pdist(Xs, metric="cityblock"))
 
-    def block(rows: slice) -> FloatArray:
+    def block(chunk: slice) -> FloatArray:
+        rows = refs[chunk]
         if full is not None:
             dist = full[rows].copy()
         elif missing is None:
             dist = pairwise_distances(Xs[rows], Xs, metric="manhattan")
         else:
-            dist = missing.distances(rows, np.ones(a), 1)
-        dist[np.arange(dist.shape[0]), np.arange(rows.start, rows.stop)] = np.inf
+            dist = missing.distances(cast(slice, rows), np.ones(a), 1)  # index arrays work too
+        dist[np.arange(dist.shape[0]), rows] = np.inf
         block_codes = codes[rows]
         total = np.zeros(a)
         for c_ref in range(n_classes):
@@ -197,8 +206,8 @@ def relieff(
         return total
 
     per_row = 8 * n * (3 + 2 * n_neighbors * a / max(n, 1))
-    parts = map_blocks(block, row_chunks(n, int(per_row) + 1, block_memory), n_jobs)
-    return np.sum(parts, axis=0) / n
+    parts = map_blocks(block, row_chunks(len(refs), int(per_row) + 1, block_memory), n_jobs)
+    return np.sum(parts, axis=0) / len(refs)
 
 
 def simba(

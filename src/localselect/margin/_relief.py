@@ -4,16 +4,23 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-import numpy as np
 from sklearn.utils import check_random_state
 
-from localselect._compat import Interval, RealNotInt
+from localselect._compat import Interval, RealNotInt, StrOptions
 from localselect._docstrings import fill_doc
 from localselect.base import Declaration, shared_constraints
-from localselect.margin import _nn_kernels
+from localselect.margin import _nn_kernels, _rrelieff
 from localselect.margin._common import _FeatureWeightSelector
 
 __all__ = ["Relief", "ReliefF"]
+
+#: ``max_samples`` of the Relief family: a count, a fraction, CORElearn's rules, or all rows.
+_MAX_SAMPLES = [
+    Interval(Integral, 1, None, closed="left"),
+    Interval(RealNotInt, 0, 1, closed="right"),
+    StrOptions({"sqrt", "log"}),
+    None,
+]
 
 
 @fill_doc
@@ -33,10 +40,17 @@ class Relief(_FeatureWeightSelector):
         %(n_features_to_select)s
     fdr : float, default=0.1
         %(fdr)s
-    max_samples : int, float or None, default=None
+    max_samples : int, float, {"sqrt", "log"} or None, default=None
         Number ``M`` of reference samples: ``None`` uses every training sample
         (deterministic, as scikit-rebate does), an int that many samples drawn
-        without replacement, a float in (0, 1] that fraction.
+        without replacement, a float in (0, 1] that fraction, ``"sqrt"`` and
+        ``"log"`` ``int(sqrt(N))`` and ``int(ln N)`` samples (CORElearn's
+        ``ReliefIterations = -2, -1``).
+    task : {"auto", "classification", "regression"}, default="auto"
+        ``"auto"`` treats ``y`` as continuous when scikit-learn's
+        ``type_of_target`` says ``"continuous"`` (floats not all integers);
+        ``"regression"`` makes an integer ``y`` that is a quantity continuous,
+        ``"classification"`` makes float labels classes.
     random_state : int, RandomState instance or None, default=None
         Draws the reference samples when ``max_samples`` is not None.
     verbose : int, default=0
@@ -46,6 +60,8 @@ class Relief(_FeatureWeightSelector):
     ----------
     feature_importances_ : ndarray of shape (n_features_in_,)
         Relief weight of each feature (the ``w`` of Algorithm 1).
+    max_samples_ : int
+        Reference samples used.
     %(fitted_classes_attributes)s
 
     See Also
@@ -56,6 +72,12 @@ class Relief(_FeatureWeightSelector):
     Notes
     -----
     %(missing_values_notes)s
+
+    A continuous target (``task_ == "regression"``) gets RReliefF with one
+    nearest neighbour (:class:`ReliefF` with ``n_neighbors=1``,
+    ``neighbor_weights="equal"``, on the same reference samples): range-scaled
+    Manhattan neighbours and differences, the probability-of-different-target
+    estimate of Robnik-Sikonja and Kononenko (2003); complete data only.
 
     Misses come from all other classes pooled (one-vs-rest). Ties between
     equally near neighbours go to the lower sample index. Differences are the
@@ -80,38 +102,46 @@ class Relief(_FeatureWeightSelector):
     """
 
     _declaration = Declaration(
-        "relief", check={"n_features_to_select": 2}, demo={"n_features_to_select": 5}
+        "relief",
+        check={"n_features_to_select": 2},
+        demo={"n_features_to_select": 5},
+        targets=("classes", "continuous"),
     )
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
-        "max_samples": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0, 1, closed="right"),
-            None,
-        ],
-        **shared_constraints("random_state"),
+        "max_samples": list(_MAX_SAMPLES),
+        **shared_constraints("task", "random_state"),
     }
 
     def __init__(
-        self, n_features_to_select=10, *, fdr=0.1, max_samples=None, random_state=None, verbose=0
+        self,
+        n_features_to_select=10,
+        *,
+        fdr=0.1,
+        max_samples=None,
+        task="auto",
+        random_state=None,
+        verbose=0,
     ):
         self.n_features_to_select = n_features_to_select
         self.fdr = fdr
         self.max_samples = max_samples
+        self.task = task
         self.random_state = random_state
         self.verbose = verbose
 
     def _fit_weights(self, X, codes, log):
         n = X.shape[0]
-        if self.max_samples is None:
-            ref = np.arange(n)
-        else:
-            m = self.max_samples
-            m = max(1, round(m * n)) if isinstance(m, Real) and not isinstance(m, Integral) else m
-            if m > n:
-                raise ValueError(f"max_samples={m} exceeds the {n} training samples.")
-            rng = check_random_state(self.random_state)
-            ref = np.sort(rng.choice(n, size=m, replace=False))
+        ref = _rrelieff.reference_rows(self.max_samples, n, check_random_state(self.random_state))
+        self.max_samples_ = len(ref)
+        if self.task_ == "regression":
+            log(
+                1,
+                "Relief (RReliefF, k=1): %d reference samples, %d features",
+                len(ref),
+                X.shape[1],
+            )
+            return _rrelieff.rrelieff(X, codes, ref, min(1, n - 1))
         log(1, "Relief: %d reference samples, %d features", len(ref), X.shape[1])
         return _nn_kernels.relief(X, codes, ref)
 
@@ -131,20 +161,50 @@ class ReliefF(_FeatureWeightSelector):
         %(n_features_to_select)s
     fdr : float, default=0.1
         %(fdr)s
+    max_samples : int, float, {"auto", "sqrt", "log"} or None, default="auto"
+        Number ``m`` of reference samples (the rows whose neighbours are
+        sought among all rows): ``"auto"`` uses every sample while ``N^2 <=
+        10^8`` (``N <= 10,000``: deterministic, as before), else ``max(1000,
+        10^8 // N)`` drawn without replacement (1000 at 100,000 rows and
+        beyond: a million rows x 20 in about 20 s on one core), and logs the
+        draw at INFO on ``logging.getLogger("localselect.margin._relief")``;
+        ``None`` every sample; an int that many; a float in (0, 1] that
+        fraction; ``"sqrt"`` and ``"log"`` ``int(sqrt(N))`` and ``int(ln N)``
+        (CORElearn's ``ReliefIterations = -2, -1``). The weights are exact for
+        the drawn rows (the neighbours and class priors come from all rows);
+        their sampling spread is measured in the user guide.
+    neighbor_weights : {"equal", "exp_rank"}, default="equal"
+        RReliefF only (continuous target): each of the ``k`` neighbours
+        weighs ``1/k``, or ``exp(-(r / sigma)^2)`` for the neighbour of rank
+        ``r = 0 .. k-1`` (normalised; neighbours at equal distance share a
+        rank), CORElearn's ``RReliefFequalK`` and ``RReliefFexpRank``.
+    sigma : float, default=20.0
+        Width of the ``"exp_rank"`` weights, in ranks (CORElearn's
+        ``quotientExpRankDistance``; CORElearn pairs it with 70 neighbours).
+    task : {"auto", "classification", "regression"}, default="auto"
+        ``"auto"`` treats ``y`` as continuous when scikit-learn's
+        ``type_of_target`` says ``"continuous"`` (floats not all integers);
+        ``"regression"`` makes an integer ``y`` that is a quantity continuous,
+        ``"classification"`` makes float labels classes.
     n_jobs : int, default=None
         Threads: the compiled kernel's tiles and feature blocks (data without
         NaN), else row blocks of the distance matrix. None means 1 unless in a
         ``joblib.parallel_config(n_jobs=...)`` context; -1 all cores. Results
         do not depend on it.
+    random_state : int, RandomState instance or None, default=None
+        Draws the reference samples when ``max_samples`` samples.
     verbose : int, default=0
         1 logs stages (INFO) to ``logging.getLogger("localselect.margin")``.
 
     Attributes
     ----------
     feature_importances_ : ndarray of shape (n_features_in_,)
-        ReliefF weight of each feature, in [-1, 1].
+        ReliefF (or, for a continuous target, RReliefF) weight of each
+        feature, in [-1, 1].
     n_neighbors_ : int
         Neighbours used: ``min(n_neighbors, n_samples - 1)``.
+    max_samples_ : int
+        Reference samples used.
     %(fitted_classes_attributes)s
 
     See Also
@@ -164,9 +224,30 @@ class ReliefF(_FeatureWeightSelector):
 
         W += (-mean_hits diff + sum_{c != y_i} P(c) / (1 - P(y_i)) mean_{misses in c} diff) / N
 
-    with class priors ``P`` from the training data (Kononenko 1994). Every
-    sample is a reference (``m = N``), so the result is deterministic. A class
+    with class priors ``P`` from the training data (Kononenko 1994), the sum
+    over the ``m`` reference samples divided by ``m`` (every sample up to
+    10,000 rows at the default ``max_samples``: deterministic). A class
     with one sample contributes no hit term for that sample.
+
+    A continuous target (``task_ == "regression"``, no ``classes_``) gets
+    RReliefF (Robnik-Sikonja and Kononenko, ICML 1997; MLJ 2003, Fig. 3):
+    with ``diff(tau) = |y - y'| / (max y - min y)`` and the neighbour weights
+    ``d`` (summing to 1 per reference sample) over the ``k`` nearest samples
+    (any target value, same distance and tie rule)::
+
+        W = N_dC&dA / N_dC - (N_dA - N_dC&dA) / (m - N_dC)
+
+    where ``N_dC = sum d diff(tau)``, ``N_dA = sum d diff(A)``, ``N_dC&dA =
+    sum d diff(tau) diff(A)`` over references and their neighbours; a constant
+    target gives 0. It equals CORElearn's ``attrEval`` with ``RReliefFequalK``
+    (``kNearestEqual=k``) and ``RReliefFexpRank`` (``kNearestExpRank=k``,
+    ``quotientExpRankDistance=sigma``) at ``ReliefIterations=0``,
+    ``numAttrProportionEqual=0``, ``numAttrProportionDifferent=1`` to 1e-9 on
+    data without distance ties (tests/margin/test_rrelieff_corelearn.py).
+    CORElearn's defaults differ: 0.04 and 0.1 make its ``diff`` (features and
+    target, in the distance too) a ramp, 0 below 0.04 of the range and 1 above
+    0.1 of it; ours is the paper's plain range-scaled difference. Regression needs
+    complete data (no NaN).
 
     On binary data with continuous features this equals scikit-rebate's
     ``ReliefF`` with the same ``n_neighbors`` (tested to 1e-9). Deliberate
@@ -204,24 +285,63 @@ class ReliefF(_FeatureWeightSelector):
         "relieff",
         check={"n_neighbors": 3, "n_features_to_select": 2},
         demo={"n_features_to_select": 5},
+        targets=("classes", "continuous"),
     )
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        **shared_constraints("n_jobs"),
+        "max_samples": [*_MAX_SAMPLES, StrOptions({"auto"})],
+        "neighbor_weights": [StrOptions({"equal", "exp_rank"})],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        **shared_constraints("task", "n_jobs", "random_state"),
     }
     _min_class_size = 1  # a one-sample class adds no hit term
 
     def __init__(
-        self, n_neighbors=10, *, n_features_to_select=10, fdr=0.1, n_jobs=None, verbose=0
+        self,
+        n_neighbors=10,
+        *,
+        n_features_to_select=10,
+        fdr=0.1,
+        max_samples="auto",
+        neighbor_weights="equal",
+        sigma=20.0,
+        task="auto",
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
     ):
         self.n_neighbors = n_neighbors
         self.n_features_to_select = n_features_to_select
         self.fdr = fdr
+        self.max_samples = max_samples
+        self.neighbor_weights = neighbor_weights
+        self.sigma = sigma
+        self.task = task
         self.n_jobs = n_jobs
+        self.random_state = random_state
         self.verbose = verbose
 
     def _fit_weights(self, X, codes, log):
-        self.n_neighbors_ = min(self.n_neighbors, X.shape[0] - 1)
-        log(1, "ReliefF: %d samples, %d features, k=%d", *X.shape, self.n_neighbors_)
-        return _nn_kernels.relieff(X, codes, self.n_neighbors_, n_jobs=self.n_jobs)
+        n = X.shape[0]
+        self.n_neighbors_ = min(self.n_neighbors, n - 1)
+        refs = _rrelieff.reference_rows(self.max_samples, n, check_random_state(self.random_state))
+        self.max_samples_ = len(refs)
+        if len(refs) < n:
+            log(0, "ReliefF: %d of %d samples drawn as reference rows", len(refs), n)
+        regression = self.task_ == "regression"
+        name = "RReliefF" if regression else "ReliefF"
+        log(1, "%s: %d samples, %d features, k=%d", name, *X.shape, self.n_neighbors_)
+        if regression:
+            return _rrelieff.rrelieff(
+                X,
+                codes,
+                refs,
+                self.n_neighbors_,
+                neighbor_weights=self.neighbor_weights,
+                sigma=self.sigma,
+                n_jobs=self.n_jobs,
+            )
+        return _nn_kernels.relieff(
+            X, codes, self.n_neighbors_, n_jobs=self.n_jobs, refs=None if len(refs) == n else refs
+        )

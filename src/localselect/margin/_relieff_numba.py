@@ -40,7 +40,13 @@ from numpy.typing import NDArray
 
 from localselect._runtime import kernel_input, n_threads, register_kernel, run_blocks
 
-__all__ = ["RELIEFF_KERNEL", "relieff_compiled"]
+__all__ = [
+    "RELIEFF_KERNEL",
+    "nearest",
+    "regression_sums",
+    "relieff_compiled",
+    "scaled",
+]
 
 #: Features per block of the update loop (a block of every row stays in cache).
 _FEATURE_BLOCK = 128
@@ -100,33 +106,38 @@ def _cityblock_tiles(Xs, pairs, D, p0, p1):  # pragma: no cover
 
 @njit(nogil=True, cache=True, fastmath=_FAST)
 def _neighbours(
-    Xs, D, codes, starts, members, k_per, coef, nb_idx, nb_w, tile0, tile1
+    Xs, D, codes, starts, members, k_per, coef, refs, nb_idx, nb_w, nb_d, tile0, tile1
 ):  # pragma: no cover
-    """k nearest per class (ties to the lower index) and weights, tiles ``tile0:tile1``.
+    """k nearest per class of the reference rows ``refs`` (ties to the lower index).
 
-    Distances come from ``D`` when it holds the whole matrix, else each tile
-    of rows computes its own (each ``x_j`` read once per tile).
+    Row ``r`` of ``nb_idx``, ``nb_w`` (the update's weights) and ``nb_d`` (the
+    distances, nearest first within a class) belongs to sample ``refs[r]``;
+    tiles ``tile0:tile1`` of ``_TILE`` references. Distances come from ``D``
+    when it holds the whole matrix (then ``refs`` is every row), else each tile
+    computes its own (each ``x_j`` read once per tile).
     """
     n, a = Xs.shape
+    m = refs.shape[0]
     n_classes = starts.shape[0] - 1
     have_d = D.shape[0] == n
     dist = np.empty((0 if have_d else _TILE, n))
     best_d = np.empty(max(1, k_per.max()))
     for tile in range(tile0, tile1):
         t0 = tile * _TILE
-        t1 = min(t0 + _TILE, n)
+        t1 = min(t0 + _TILE, m)
         if not have_d:
             for j in range(n):
                 xj = Xs[j]
-                for i in range(t0, t1):
-                    xi = Xs[i]
+                for r in range(t0, t1):
+                    xi = Xs[refs[r]]
                     s = 0.0
                     for f in range(a):
                         s += abs(xi[f] - xj[f])
-                    dist[i - t0, j] = s
-        for i in range(t0, t1):
+                    dist[r - t0, j] = s
+        for r in range(t0, t1):
+            i = refs[r]
             ci = codes[i]
-            row = D[i] if have_d else dist[i - t0]
+            row = D[i] if have_d else dist[r - t0]
             slot = 0
             for c in range(n_classes):
                 k = k_per[ci, c]
@@ -134,50 +145,79 @@ def _neighbours(
                     continue
                 # Insertion into the k best, candidates in index order and a
                 # strict comparison: ties go to the lower index.
-                m = 0
+                filled = 0
                 for t in range(starts[c], starts[c + 1]):
                     j = members[t]
                     if j == i:
                         continue
                     dj = row[j]
-                    if m == k and dj >= best_d[k - 1]:
+                    if filled == k and dj >= best_d[k - 1]:
                         continue
-                    pos = m if m < k else k - 1
+                    pos = filled if filled < k else k - 1
                     while pos > 0 and dj < best_d[pos - 1]:
                         best_d[pos] = best_d[pos - 1]
-                        nb_idx[i, slot + pos] = nb_idx[i, slot + pos - 1]
+                        nb_idx[r, slot + pos] = nb_idx[r, slot + pos - 1]
                         pos -= 1
                     best_d[pos] = dj
-                    nb_idx[i, slot + pos] = j
-                    if m < k:
-                        m += 1
+                    nb_idx[r, slot + pos] = j
+                    if filled < k:
+                        filled += 1
                 w = coef[ci, c] / k
                 for t in range(k):
-                    nb_w[i, slot + t] = w
+                    nb_w[r, slot + t] = w
+                    nb_d[r, slot + t] = best_d[t]
                 slot += k
 
 
 @njit(nogil=True, cache=True, fastmath=_FAST)
-def _weighted_diffs(Xs, nb_idx, nb_w, total, b0, b1):  # pragma: no cover
-    """``sum_i sum_slots w |x_i - x_nb|`` for the features of blocks ``b0:b1``.
+def _weighted_diffs(Xs, refs, nb_idx, nb_w, total, b0, b1):  # pragma: no cover
+    """``sum_r sum_slots w |x_refs[r] - x_nb|`` for the features of blocks ``b0:b1``.
 
     Each block of columns stays in cache while every row and neighbour passes
     over it; blocks own disjoint features, so the sum order is fixed.
     """
-    n, a = Xs.shape
+    a = Xs.shape[1]
     for b in range(b0, b1):
         f0 = b * _FEATURE_BLOCK
         f1 = min(f0 + _FEATURE_BLOCK, a)
         acc = total[f0:f1]
-        for i in range(n):
-            xi = Xs[i, f0:f1]
+        for r in range(refs.shape[0]):
+            xi = Xs[refs[r], f0:f1]
             for t in range(nb_idx.shape[1]):
-                w = nb_w[i, t]
+                w = nb_w[r, t]
                 if w == 0.0:
                     continue
-                xh = Xs[nb_idx[i, t], f0:f1]
+                xh = Xs[nb_idx[r, t], f0:f1]
                 for f in range(f1 - f0):
                     acc[f] += w * abs(xi[f] - xh[f])
+
+
+@njit(nogil=True, cache=True, fastmath=_FAST)
+def _regression_diffs(Xs, refs, nb_idx, nb_w, dy, diff_a, diff_ca, b0, b1):  # pragma: no cover
+    """RReliefF's sums for the features of blocks ``b0:b1``.
+
+    ``diff_a += sum_r sum_t w_rt diff_a(r, t)`` and ``diff_ca += sum_r sum_t
+    w_rt dy_rt diff_a(r, t)``: the ``N_dA`` and ``N_dC&dA`` of Robnik-Sikonja
+    and Kononenko (2003, Fig. 3), with ``dy`` the target differences.
+    """
+    a = Xs.shape[1]
+    for b in range(b0, b1):
+        f0 = b * _FEATURE_BLOCK
+        f1 = min(f0 + _FEATURE_BLOCK, a)
+        acc_a = diff_a[f0:f1]
+        acc_ca = diff_ca[f0:f1]
+        for r in range(refs.shape[0]):
+            xi = Xs[refs[r], f0:f1]
+            for t in range(nb_idx.shape[1]):
+                w = nb_w[r, t]
+                if w == 0.0:
+                    continue
+                wc = w * dy[r, t]
+                xh = Xs[nb_idx[r, t], f0:f1]
+                for f in range(f1 - f0):
+                    d = abs(xi[f] - xh[f])
+                    acc_a[f] += w * d
+                    acc_ca[f] += wc * d
 
 
 def _run(threads: int, func: Callable[..., object], n_items: int, *args: Any) -> None:
@@ -191,12 +231,79 @@ def _run(threads: int, func: Callable[..., object], n_items: int, *args: Any) ->
     run_blocks(lambda part: func(*args, *part), list(itertools.pairwise(bounds)), n_parts)
 
 
+def scaled(X: NDArray[np.float64], threads: int) -> NDArray[np.float64]:
+    """``X`` with each feature scaled to [0, 1] by its range (0 if constant)."""
+    X = kernel_input(X)
+    Xs = np.empty(X.shape)
+    _run(threads, _range_scale, -(-X.shape[1] // _FEATURE_BLOCK), X, Xs)
+    return Xs
+
+
+def nearest(
+    Xs: NDArray[np.float64],
+    codes: NDArray[np.intp],
+    k_per: NDArray[np.int64],
+    coef: NDArray[np.float64],
+    refs: NDArray[np.int64],
+    threads: int,
+    matrix_bytes: float,
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """The nearest samples of each class for the reference rows ``refs``.
+
+    Manhattan distance of the scaled ``Xs``, the sample itself excluded, ties
+    to the lower index; ``k_per[c_i, c]`` neighbours of class ``c`` for a
+    reference of class ``c_i``, each with the weight ``coef[c_i, c] / k``.
+    Returns ``(indices, weights, distances)``, each ``(len(refs), sum_c k)``,
+    nearest first within each class. When every row is a reference and the
+    ``N x N`` matrix fits ``matrix_bytes``, each pair's distance is computed once.
+    """
+    n = Xs.shape[0]
+    m = refs.shape[0]
+    n_classes = k_per.shape[0]
+    counts = np.bincount(codes, minlength=n_classes)
+    members = np.argsort(codes, kind="stable").astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    slots = int(k_per.max()) * n_classes
+    nb_idx = np.zeros((m, slots), dtype=np.int64)
+    nb_w = np.zeros((m, slots))
+    nb_d = np.zeros((m, slots))
+    if m == n and n * n * 8 <= matrix_bytes:
+        n_tiles = -(-n // _TILE)
+        bi, bj = np.triu_indices(n_tiles)
+        pairs = np.column_stack([bi, bj]).astype(np.int64)
+        D = np.empty((n, n))
+        _run(threads, _cityblock_tiles, len(pairs), Xs, pairs, D)
+    else:
+        D = np.empty((0, 0))
+    args = (Xs, D, codes.astype(np.int64), starts, members, k_per, coef, refs)
+    _run(threads, _neighbours, -(-m // _TILE), *args, nb_idx, nb_w, nb_d)
+    return nb_idx, nb_w, nb_d
+
+
+def regression_sums(
+    Xs: NDArray[np.float64],
+    refs: NDArray[np.int64],
+    nb_idx: NDArray[np.int64],
+    nb_w: NDArray[np.float64],
+    dy: NDArray[np.float64],
+    threads: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """RReliefF's ``N_dA`` and ``N_dC&dA`` (:func:`_regression_diffs`), by feature blocks."""
+    a = Xs.shape[1]
+    diff_a = np.zeros(a)
+    diff_ca = np.zeros(a)
+    args = (Xs, refs, nb_idx, kernel_input(nb_w), kernel_input(dy), diff_a, diff_ca)
+    _run(threads, _regression_diffs, -(-a // _FEATURE_BLOCK), *args)
+    return diff_a, diff_ca
+
+
 def relieff_compiled(
     X: NDArray[np.float64],
     codes: NDArray[np.intp],
     n_neighbors: int,
     n_jobs: int | None = None,
     matrix_bytes: float = 256 * 2**20,
+    refs: NDArray[np.intp] | None = None,
 ) -> NDArray[np.float64]:
     """ReliefF scores, the compiled twin of :func:`localselect.margin._nn_kernels.relieff`.
 
@@ -213,42 +320,29 @@ def relieff_compiled(
     matrix_bytes : float, default=256 MiB
         Largest ``N x N`` distance matrix to hold, so that each pair is computed
         once; beyond it every tile of rows computes its own distances.
+    refs : ndarray of shape (m,), default=None
+        The reference rows (sorted); None means every row.
 
     Returns
     -------
     scores : ndarray of shape (n_features,)
-        ``(1/N) sum_i (-mean_hits diff + sum_c P(c) / (1 - P(y_i)) mean_misses_c diff)``.
+        ``(1/m) sum_{i in refs} (-mean_hits diff + sum_c P(c) / (1 - P(y_i))
+        mean_misses_c diff)``, with the priors ``P`` of all ``N`` rows.
     """
     threads = n_threads(n_jobs)
-    X = kernel_input(X)
-    n, a = X.shape
+    n = X.shape[0]
+    refs = np.arange(n, dtype=np.int64) if refs is None else refs.astype(np.int64)
     counts = np.bincount(codes)
     n_classes = counts.shape[0]
     priors = counts / n
-    members = np.argsort(codes, kind="stable").astype(np.int64)
-    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     same = np.eye(n_classes, dtype=bool)
     k_per = np.minimum(n_neighbors, counts[None, :] - same).astype(np.int64)
     coef = np.where(same, -1.0, priors[None, :] / (1.0 - priors[:, None]))
-    n_tiles = -(-n // _TILE)
-    n_blocks = -(-a // _FEATURE_BLOCK)
-    slots = int(k_per.max()) * n_classes
-    nb_idx = np.zeros((n, slots), dtype=np.int64)
-    nb_w = np.zeros((n, slots))
-    total = np.zeros(a)
-    Xs = np.empty((n, a))
-    _run(threads, _range_scale, n_blocks, X, Xs)
-    if n * n * 8 <= matrix_bytes:
-        bi, bj = np.triu_indices(n_tiles)
-        pairs = np.column_stack([bi, bj]).astype(np.int64)
-        D = np.empty((n, n))
-        _run(threads, _cityblock_tiles, len(pairs), Xs, pairs, D)
-    else:
-        D = np.empty((0, 0))
-    args = (Xs, D, codes.astype(np.int64), starts, members, k_per, coef, nb_idx, nb_w)
-    _run(threads, _neighbours, n_tiles, *args)
-    _run(threads, _weighted_diffs, n_blocks, Xs, nb_idx, nb_w, total)
-    return total / n
+    Xs = scaled(X, threads)
+    nb_idx, nb_w, _ = nearest(Xs, codes, k_per, coef, refs, threads, matrix_bytes)
+    total = np.zeros(X.shape[1])
+    _run(threads, _weighted_diffs, -(-X.shape[1] // _FEATURE_BLOCK), Xs, refs, nb_idx, nb_w, total)
+    return total / len(refs)
 
 
 #: What a fit reports while numba compiles the ReliefF kernel (first use).
@@ -260,13 +354,16 @@ def _warm_up() -> None:
     X = np.arange(12.0).reshape(6, 2) % 5
     codes = np.array([0, 0, 0, 1, 1, 1])
     relieff_compiled(X, codes, 1)
-    relieff_compiled(X, codes, 1, matrix_bytes=0)
+    relieff_compiled(X, codes, 1, matrix_bytes=0, refs=np.array([1, 4]))
+    refs = np.arange(6, dtype=np.int64)
+    w = np.full((6, 1), 1.0)
+    regression_sums(scaled(X, 1), refs, refs[::-1, None].copy(), w, w, 1)
 
 
 #: The compiled ReliefF kernel, as the runtime's kernel registry knows it.
 RELIEFF_KERNEL = register_kernel(
     "ReliefF",
-    (_range_scale, _cityblock_tiles, _neighbours, _weighted_diffs),
+    (_range_scale, _cityblock_tiles, _neighbours, _weighted_diffs, _regression_diffs),
     _warm_up,
     COMPILE_MESSAGE,
 )
