@@ -91,11 +91,13 @@ def spies(dask_client, monkeypatch):
     scheduler.remove_plugin(name="largest-result")
 
 
-def _check_nothing_gathered(spies, *, rows_on_client=0):
+def _check_nothing_gathered(spies, *, rows_on_client=0, lists_on_client=0):
     plugin, received = spies
     assert received, "nothing was computed on the cluster"
-    # The client receives statistics (and the few reference rows): far below the table.
-    assert max(received) < TABLE_BYTES / 10 + rows_on_client * FEATURES * 8, received
+    # The client receives statistics (and the few reference rows, and for ReliefF their
+    # neighbour lists: distance and index per entry): far below the table.
+    allowed = TABLE_BYTES / 10 + rows_on_client * FEATURES * 8 + lists_on_client * 16
+    assert max(received) < allowed, received
     # No task result on a worker comes near the table: blocks at most.
     assert 0 < plugin.largest <= 2 * BLOCK * FEATURES * 8, plugin.largest
 
@@ -118,6 +120,20 @@ def test_mrmr_ranking_equals_in_memory_without_gathering(dask_client, spies):
     fitted = MRMR(n_features_to_select=6).fit(*_collections())
     np.testing.assert_array_equal(fitted.ranking_, expected.ranking_)
     _check_nothing_gathered(spies)
+
+
+def test_relieff_fit_equals_in_memory_on_the_same_reference_rows(dask_client, spies):
+    """ReliefF.fit on a collection draws the in-memory fit's reference rows."""
+    X, y = _in_memory()
+    params = {"max_samples": 300, "n_neighbors": 10, "n_features_to_select": 3, "random_state": 4}
+    expected = ReliefF(**params).fit(X, y)
+    fitted = ReliefF(**params).fit(*_collections())
+    assert fitted.max_samples_ == expected.max_samples_ == 300
+    np.testing.assert_allclose(fitted.feature_importances_, expected.feature_importances_,
+                               rtol=1e-9)  # fmt: skip
+    np.testing.assert_array_equal(fitted.get_support(), expected.get_support())
+    # neighbour lists: 300 reference rows x 3 classes x k = 10
+    _check_nothing_gathered(spies, rows_on_client=300, lists_on_client=300 * 3 * 10)
 
 
 @pytest.mark.filterwarnings("ignore:Dask currently has limited support:UserWarning")

@@ -37,7 +37,7 @@ from scipy.spatial.distance import cdist
 
 from localselect._runtime._collections import reduce_blocks, row_blocks, summarise
 
-__all__ = ["relieff_weights_dask"]
+__all__ = ["fit_relieff_collection", "relieff_weights_dask", "weights_from_blocks"]
 
 #: Distances held at once per block slice (floats): bounds a worker's memory.
 _SLICE_FLOATS = 2**22
@@ -145,6 +145,11 @@ def relieff_weights_dask(
         raise ValueError("relieff_weights_dask needs finite X and class labels y.")
     classes = np.asarray(sorted(summary.labels))
     counts = np.asarray([summary.labels[c] for c in classes], dtype=np.int64)
+    return weights_from_blocks(blocks, summary, classes, counts, reference_indices, n_neighbors)
+
+
+def weights_from_blocks(blocks, summary, classes, counts, reference_indices, n_neighbors):
+    """:func:`relieff_weights_dask` on checked row blocks and their first-pass summary."""
     ref = np.asarray(reference_indices, dtype=np.int64)
     if ref.ndim != 1 or ref.size == 0 or np.unique(ref).size != ref.size:
         raise ValueError("reference_indices must be distinct row indices (at least one).")
@@ -174,3 +179,35 @@ def relieff_weights_dask(
         name="localselect-relieff-diffs",
     )  # fmt: skip
     return total / ref.size
+
+
+def fit_relieff_collection(estimator, blocks, summary, counts, log) -> None:
+    """``ReliefF.fit`` on a Dask collection (registered in :mod:`localselect.margin`).
+
+    The reference rows are those the in-memory fit draws
+    (``max_samples``, ``random_state``), so the weights equal the in-memory
+    weights on the same rows (to rounding). A continuous target and
+    ``n_features_to_select="auto"`` (a shadow null over the rows) are refused
+    before this runs or here.
+    """
+    from sklearn.utils import check_random_state
+
+    from localselect.margin import _rrelieff
+
+    name = type(estimator).__name__
+    if estimator.n_features_to_select == "auto":
+        raise ValueError(
+            f"{name}(n_features_to_select='auto') draws shadow features over the rows, which "
+            "a Dask collection does not give; pass a number or a fraction of features, or "
+            "fit 'auto' on a sample in memory."
+        )
+    n = summary.n
+    estimator.n_neighbors_ = min(estimator.n_neighbors, n - 1)
+    refs = _rrelieff.reference_rows(
+        estimator.max_samples, n, check_random_state(estimator.random_state)
+    )
+    estimator.max_samples_ = len(refs)
+    log(0, "%s: %d of %d rows as reference rows, on the workers", name, len(refs), n)
+    estimator.feature_importances_ = weights_from_blocks(
+        blocks, summary, estimator.classes_, counts, refs, estimator.n_neighbors_
+    )
