@@ -99,7 +99,7 @@ def _check_nothing_gathered(spies, *, rows_on_client=0, lists_on_client=0):
     allowed = TABLE_BYTES / 10 + rows_on_client * FEATURES * 8 + lists_on_client * 16
     assert max(received) < allowed, received
     # No task result on a worker comes near the table: blocks at most.
-    assert 0 < plugin.largest <= 2 * BLOCK * FEATURES * 8, plugin.largest
+    assert 0 < plugin.largest <= 2 * BLOCK * FEATURES * 8 + lists_on_client * 16, plugin.largest
 
 
 def test_fisher_equals_in_memory_without_gathering(dask_client, spies):
