@@ -26,7 +26,7 @@ import dask.dataframe as dd  # noqa: E402
 from dask.sizeof import sizeof  # noqa: E402
 from dask_cluster import CLUSTER_MARKS  # noqa: E402
 
-from localselect import MRMR, FisherScore, LocalFeatureSelection, ReliefF  # noqa: E402
+from localselect import MRMR, FisherScore, LocalFeatureSelection, ReliefF, Simba  # noqa: E402
 from localselect.margin import relieff, relieff_weights_dask  # noqa: E402
 
 pytestmark = CLUSTER_MARKS
@@ -209,7 +209,9 @@ def test_per_row_answers_of_a_local_selector(dask_client):
 
 def test_estimators_without_a_dask_fit_refuse_by_name(dask_client):
     X, y = _collections(1)
-    with pytest.raises(ValueError, match=r"ReliefF has no fit on Dask.*FisherScore, MRMR"):
-        ReliefF().fit(X, y)
+    with pytest.raises(ValueError, match=r"Simba has no fit on Dask.*FisherScore, MRMR, ReliefF"):
+        Simba().fit(X, y)
+    with pytest.raises(ValueError, match="shadow features"):
+        ReliefF(n_features_to_select="auto").fit(X, y)
     with pytest.raises(ValueError, match="permutation null"):
         FisherScore(n_features_to_select="auto").fit(X, y)
