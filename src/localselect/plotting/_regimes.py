@@ -22,9 +22,9 @@ def _colours(n: int) -> list[Any]:
     from matplotlib import colormaps
 
     if n <= 10:
-        return list(colormaps["tab10"].colors[:n])
+        return [colormaps["tab10"](i) for i in range(n)]
     if n <= 20:
-        return list(colormaps["tab20"].colors[:n])
+        return [colormaps["tab20"](i) for i in range(n)]
     return [colormaps["turbo"](t) for t in np.linspace(0.05, 0.95, n)]
 
 
