@@ -41,6 +41,8 @@ LAYERS = {
     # ScoreSelectorMixin gets n_features_to_select="auto" from evidence.EvidenceMixin)
     "evidence": 0.5,
     "base": 1,
+    # groups of rows that use the same features: reads base's answers; plotting draws them
+    "regimes": 1.5,
     "datasets": 2,
     "plotting": 2,
     "localselect": 3,

@@ -140,7 +140,8 @@ def test_select_with_report_writes_every_file(table, tmp_path, capsys):
     assert importances["importance"].is_monotonic_decreasing
 
     page = (out / "report.html").read_text()
-    assert page.count("data:image/png;base64,") == 3  # frequency, local subsets, weight matrix
+    # where (regimes), frequency, local subsets, weight matrix
+    assert page.count("data:image/png;base64,") == 4
     assert "sick" in page and "dropping 1 row(s)" in page
 
 

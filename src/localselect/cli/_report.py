@@ -51,7 +51,7 @@ def _frequency_figure(what: str, source: Any, names: Any, highlight: Any) -> tup
 
     top = min(40, len(names))
     fig = plotting.plot_selection_frequency(
-        source, feature_names=names, top=top, highlight=highlight, title=what
+        source, feature_names=names, top=top, highlight=highlight, title=what.split(" (")[0]
     )
     return what, fig
 
@@ -87,10 +87,13 @@ def _figures(
     if importances is not None:
         by_name = importances.set_index("feature")
         values = by_name.loc[names, "importance"].to_numpy(dtype=float)
-        highlight = by_name.loc[names, "selected"].to_numpy(dtype=bool)
+        selected = by_name.loc[names, "selected"].to_numpy(dtype=bool)
         source = importances.attrs.get("importance_source", "importance")
-        what = f"{'Selection frequency across rows' if local else 'Feature importances'}"
-        what += f" ({source}; red: selected for at least one row)"
+        what = "Selection frequency across rows" if local else f"Feature importances ({source})"
+        # one colour when every bar is selected: a legend of one class says nothing
+        highlight = None if selected.all() or not selected.any() else selected
+        if highlight is not None:
+            what += "; red: selected"
         figures.append(_frequency_figure(what, values, names, highlight))
     elif local or hasattr(estimator, "feature_importances_"):
         what = "Selection frequency across rows" if local else "Feature importances"
@@ -134,7 +137,65 @@ def _fmt(value: Any) -> str:
 
 
 def _table_html(frame: pd.DataFrame) -> str:
+    """The table without its all-NaN columns (evidence columns when evidence was not asked)."""
+    frame = frame.loc[:, ~frame.isna().all(axis=0)]
     return frame.to_html(index=False, border=0, classes="table", float_format=lambda v: f"{v:.4g}")
+
+
+def _answer_html(
+    estimator: Any,
+    names: list[str],
+    masks: np.ndarray | None,
+    labels: Any,
+    rows: Any,
+    summary: dict[str, Any],
+) -> str:
+    """The answer first: the regimes in words and the "where" figure (global: the ranking).
+
+    Regimes are :func:`localselect.regimes.find_regimes` of the per-row subsets
+    the files hold (``masks``); the map is a PCA of ``rows`` when numeric.
+    """
+    from localselect.regimes import find_regimes
+
+    if masks is None:
+        return ""
+    seed = summary.get("params", {}).get("random_state")
+    seed = seed if isinstance(seed, int) else 0
+    numeric = None
+    if rows is not None:
+        try:
+            numeric = np.asarray(rows, dtype=np.float64)
+        except (TypeError, ValueError):
+            numeric = None
+        if numeric is not None and not np.isfinite(numeric).all():
+            numeric = None
+    if summary.get("relevance_scope", "local") != "local":
+        regimes = find_regimes(masks[:1].repeat(len(masks), axis=0), n_regimes=1)
+        regimes = regimes._replace(scope="global")
+    else:
+        regimes = find_regimes(masks, numeric, labels, random_state=seed)
+    text = regimes.describe(names)
+    parts = ["<h2>The answer</h2>", f'<p class="answer">{html.escape(text)}</p>']
+    if regimes.scope == "local" and regimes.n_regimes > 1:
+        try:
+            from localselect import plotting
+
+            embedding = None if numeric is not None else _mask_map(masks)
+            fig = plotting.plot_regimes(regimes, numeric, embedding=embedding, feature_names=names)
+            parts.append(figure_to_html(fig, "where each feature matters"))
+        except ImportError as exc:
+            parts.append(f'<p class="warn">No figure: {html.escape(str(exc))}</p>')
+    return "\n".join(parts)
+
+
+def _mask_map(masks: np.ndarray) -> np.ndarray:
+    """A 2-D map of the rows from their subsets (PCA), when the input is not numeric."""
+    from sklearn.decomposition import PCA
+
+    values = masks.astype(np.float64)
+    if values.shape[1] < 2:
+        return np.column_stack([values[:, 0], np.zeros(len(values))])
+    return PCA(n_components=2, random_state=0).fit_transform(values)
 
 
 def render_html_report(
@@ -150,15 +211,18 @@ def render_html_report(
     extra_html: str = "",
     data: Any = None,
     level_names: list[str] | None = None,
+    rows: Any = None,
 ) -> str:
     """A self-contained HTML page: run summary, tables and the figures as base64 PNG.
 
     ``importances`` and ``masks`` are the arrays ``select`` writes to its files,
     by the user's columns ``feature_names``; the figures plot exactly those
     (see :func:`_figures`). ``level_names``: the estimator's own features
-    (one-hot levels), for figures of its attributes such as a weight matrix.
+    (one-hot levels), for figures of its attributes such as a weight matrix;
+    ``rows`` the numeric rows the estimator saw, for the map of the regimes.
+    The page leads with the answer (:func:`_answer_html`).
     """
-    rows = "".join(
+    run = "".join(
         f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>"
         for k, v in summary.items()
         if k not in {"features", "params"}
@@ -171,12 +235,12 @@ def render_html_report(
         "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
         "table{border-collapse:collapse;margin:1em 0}td,th{padding:2px 8px;text-align:left;"
         "border-bottom:1px solid #ddd}img{max-width:100%;display:block;margin:1em 0}"
-        ".warn{color:#a60}</style></head><body>",
+        ".warn{color:#a60}.answer{font-size:1.1em;line-height:1.5}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
     ]
+    parts.append(_answer_html(estimator, feature_names, masks, labels, rows, summary))
     for line in warning_lines or []:
         parts.append(f'<p class="warn">warning: {html.escape(line)}</p>')
-    parts.append(f"<h2>Run</h2><table>{rows}</table>")
     if params:
         parts.append(f"<p>Parameters: <code>{html.escape(params)}</code></p>")
     if labels is not None:
@@ -191,6 +255,7 @@ def render_html_report(
     if importances is not None:
         parts.append("<h2>Top features</h2>")
         parts.append(_table_html(importances.head(20)))
+    parts.append(f"<h2>Run</h2><table>{run}</table>")
     results = getattr(estimator, "results_", None)
     if isinstance(results, pd.DataFrame):
         parts.append("<h2>Best results</h2>")

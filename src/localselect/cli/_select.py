@@ -625,6 +625,7 @@ def report(
             labels=prepared.y,
             warning_lines=prepared.warnings,
             data=prepared.X if prepared.raw else None,
+            rows=None if prepared.raw else fitted.X_model,
         )
     (out / "report.html").write_text(page)
     return "report.html"

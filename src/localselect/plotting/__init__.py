@@ -15,6 +15,9 @@ function                                  figure
 :func:`plot_error_vs_alpha`               error rate against alpha (LFS Fig. 6)
 :func:`plot_cardinality_vs_alpha`         selected-set size against alpha (LFS Fig. 7)
 :func:`plot_lift_table`                   LLDS lift table as an annotated heat map
+:func:`plot_regimes`                      where each feature matters: rows by regime in a
+                                          2-D map beside a regime x feature heat map
+:func:`plot_regime_rows`                  every row's relevance, rows ordered by regime
 ========================================  =============================================
 
 Inputs are duck-typed: anything with ``local_support_`` (local selectors),
@@ -32,6 +35,8 @@ __all__ = [
     "plot_feature_recovery",
     "plot_lift_table",
     "plot_local_subspaces",
+    "plot_regime_rows",
+    "plot_regimes",
     "plot_selection_frequency",
     "plot_weight_matrix",
     "subspace_recovery",
@@ -46,6 +51,8 @@ _LOCATIONS = {
     "plot_error_vs_alpha": "_curves",
     "plot_cardinality_vs_alpha": "_curves",
     "plot_lift_table": "_lift",
+    "plot_regimes": "_regimes",
+    "plot_regime_rows": "_regimes",
 }
 
 

@@ -1,0 +1,235 @@
+"""The "where" figure: rows in a map coloured by regime, beside what each regime uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from localselect.plotting._axes import feature_names_for
+from localselect.regimes import Regimes, find_regimes
+
+__all__ = ["plot_regime_rows", "plot_regimes"]
+
+#: Most feature labels on an axis: beyond it every n-th is labelled, so none overlap.
+MAX_FEATURE_LABELS = 40
+
+#: Most regimes named in the map's legend (beyond it the heat map's row labels name them).
+MAX_LEGEND = 12
+
+
+def _colours(n: int) -> list[Any]:
+    from matplotlib import colormaps
+
+    if n <= 10:
+        return [colormaps["tab10"](i) for i in range(n)]
+    if n <= 20:
+        return [colormaps["tab20"](i) for i in range(n)]
+    return [colormaps["turbo"](t) for t in np.linspace(0.05, 0.95, n)]
+
+
+def _regimes_of(source: Any, X: Any, y: Any, random_state: Any) -> Regimes:
+    return source if isinstance(source, Regimes) else find_regimes(
+        source, X, y, random_state=random_state
+    )  # fmt: skip
+
+
+def _feature_order(regimes: Regimes) -> np.ndarray:
+    """Features by their size-weighted mean relevance over the regimes, largest first."""
+    weight = regimes.sizes / regimes.sizes.sum()
+    return np.argsort(-(weight @ regimes.mean_relevance), kind="stable")
+
+
+def _thin_labels(ax: Any, names: list[str], axis: str = "x") -> None:
+    """Label every n-th position so that at most :data:`MAX_FEATURE_LABELS` show."""
+    step = max(1, int(np.ceil(len(names) / MAX_FEATURE_LABELS)))
+    ticks = np.arange(0, len(names), step)
+    size = 8 if len(names) <= 20 else 6.5
+    if axis == "x":
+        ax.set_xticks(ticks, [names[t] for t in ticks], rotation=90, fontsize=size)
+    else:
+        ax.set_yticks(ticks, [names[t] for t in ticks], fontsize=size)
+
+
+def _regime_label(regimes: Regimes, r: int) -> str:
+    label = f"R{r + 1} (n={regimes.sizes[r]}"
+    if regimes.class_counts is not None:
+        counts = regimes.class_counts[r]
+        top = int(np.argmax(counts))
+        label += f", {100 * counts[top] / counts.sum():.0f}% {regimes.classes[top]}"
+    elif regimes.target_mean is not None:
+        label += f", y={regimes.target_mean[r]:.3g}"
+    return label + ")"
+
+
+def _embed(X: Any, embedding: Any) -> np.ndarray:
+    if embedding is not None:
+        points = np.asarray(embedding, dtype=np.float64)
+        if points.ndim != 2 or points.shape[1] != 2:
+            raise ValueError(f"embedding must have shape (n_rows, 2); got {points.shape}.")
+        return points
+    from sklearn.decomposition import PCA
+
+    values = np.asarray(X, dtype=np.float64)
+    values = values - values.mean(axis=0)
+    scale = values.std(axis=0)
+    values = np.divide(values, scale, out=np.zeros_like(values), where=scale > 0)
+    if values.shape[1] < 2:
+        return np.column_stack([values[:, 0], np.zeros(len(values))])
+    return PCA(n_components=2, random_state=0).fit_transform(values)
+
+
+def _draw_map(ax, points, regimes, colours, title):
+    n = regimes.n_regimes
+    size = 12 if len(points) <= 2000 else 5
+    for r in range(n):
+        rows = regimes.labels == r
+        ax.scatter(*points[rows].T, s=size, color=colours[r], label=f"R{r + 1}", linewidths=0)
+    ax.set_title(title, fontsize=10)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if n <= MAX_LEGEND:
+        ax.legend(fontsize=7, markerscale=1.5, loc="best", ncols=1 if n <= 6 else 2)
+
+
+def _draw_heatmap(ax, regimes, names, order, colours):
+    values = regimes.mean_relevance[:, order]
+    image = ax.imshow(values, aspect="auto", cmap="Reds", vmin=0, vmax=1, interpolation="nearest")
+    _thin_labels(ax, [names[j] for j in order])
+    labels = [_regime_label(regimes, r) for r in range(regimes.n_regimes)]
+    step = max(1, int(np.ceil(regimes.n_regimes / MAX_FEATURE_LABELS)))
+    rows = np.arange(0, regimes.n_regimes, step)
+    ax.set_yticks(rows, [labels[r] for r in rows], fontsize=8 if regimes.n_regimes <= 12 else 6)
+    for tick, r in zip(ax.get_yticklabels(), rows, strict=True):
+        tick.set_color(colours[r])
+    ax.set_xlabel("feature (most relevant first)", fontsize=9)
+    ax.set_title("mean relevance per regime", fontsize=10)
+    return image
+
+
+def plot_regimes(
+    source: Any,
+    X: Any = None,
+    y: Any = None,
+    *,
+    embedding: Any = None,
+    feature_names: Any = None,
+    random_state: Any = None,
+    title: str | None = None,
+):
+    """Where each feature matters: rows in a 2-D map by regime, beside each regime's features.
+
+    Left: the rows in a 2-D map of the input (PCA of the z-scored columns, or
+    ``embedding``), coloured by regime. Right: a regimes x features heat map
+    of the mean ``local_relevance``, features ordered by their size-weighted
+    mean relevance (labels thinned to at most :data:`MAX_FEATURE_LABELS`), each
+    row labelled with the regime's size and its largest class (or mean
+    target).
+
+    Parameters
+    ----------
+    source : Regimes, fitted selector or array-like
+        Regimes from :func:`localselect.regimes.find_regimes`, or anything it
+        takes (then grouped with ``random_state``).
+    X : array-like of shape (n_rows, n_features)
+        The rows (the map is drawn from them unless ``embedding`` is given).
+    y : array-like of shape (n_rows,), default=None
+        Labels for the class mix (when ``source`` is not already regimes).
+    embedding : array-like of shape (n_rows, 2), default=None
+        Coordinates of the rows for the map (t-SNE, UMAP, two columns ...).
+    feature_names : sequence of str, default=None
+        Feature names; default the selector's ``feature_names_in_`` or
+        ``x1 .. xM``.
+    random_state : int, RandomState instance or None, default=None
+        For :func:`~localselect.regimes.find_regimes`.
+    title : str, default=None
+        Figure title; default the number of regimes.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        Two panels (map, heat map) and a colour bar.
+    """
+    from matplotlib.figure import Figure
+
+    regimes = _regimes_of(source, X, y, random_state)
+    if X is None and embedding is None:
+        raise ValueError("Pass X (the rows) or an embedding for the map.")
+    points = _embed(X, embedding)
+    if len(points) != len(regimes.labels):
+        raise ValueError(f"{len(points)} rows to draw; the regimes have {len(regimes.labels)}.")
+    n_features = regimes.mean_relevance.shape[1]
+    names = feature_names_for(source, n_features, feature_names)
+    colours = _colours(regimes.n_regimes)
+    width = 12.0 if n_features > 30 else 10.0
+    height = max(4.2, min(9.0, 2.2 + 0.18 * regimes.n_regimes))
+    fig = Figure(figsize=(width, height), layout="constrained")
+    left, right = fig.subplots(1, 2, width_ratios=[1, 1.6])
+    where = "PCA of the input" if embedding is None else "the given embedding"
+    _draw_map(left, points, regimes, colours, f"rows by regime ({where})")
+    image = _draw_heatmap(right, regimes, names, _feature_order(regimes), colours)
+    fig.colorbar(image, ax=right, shrink=0.8, label="mean relevance")
+    fig.suptitle(title or f"{regimes.n_regimes} regime(s) of rows that use the same features")
+    return fig
+
+
+def plot_regime_rows(
+    source: Any,
+    X: Any = None,
+    y: Any = None,
+    *,
+    relevance: Any = None,
+    feature_names: Any = None,
+    random_state: Any = None,
+    ax: Any = None,
+):
+    """Every row's relevance, rows ordered by regime (SHAP's heat map, for subsets).
+
+    Parameters
+    ----------
+    source : fitted selector, array-like or Regimes
+        A fitted selector or an answer array (its relevance is drawn), or
+        regimes (then pass ``relevance``).
+    X, y : array-like, default=None
+        Rows and labels, as for :func:`plot_regimes`.
+    relevance : array-like of shape (n_rows, n_features), default=None
+        The per-row values to draw; default the selector's
+        ``local_relevance(X)`` (or the array itself).
+    feature_names : sequence of str, default=None
+        Feature names.
+    random_state : int, RandomState instance or None, default=None
+        For :func:`~localselect.regimes.find_regimes`.
+    ax : matplotlib Axes, default=None
+        Axes to draw into; default a new figure.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    """
+    from localselect.base import is_selector, local_relevance
+    from localselect.plotting._axes import new_axes
+
+    regimes = _regimes_of(source, X, y, random_state)
+    if relevance is None:
+        if isinstance(source, Regimes):
+            raise ValueError("Pass relevance= with precomputed regimes.")
+        relevance = local_relevance(source, X) if is_selector(source) else source
+    values = np.asarray(relevance, dtype=np.float64)
+    order = np.argsort(regimes.labels, kind="stable")
+    columns = _feature_order(regimes)
+    names = feature_names_for(source, values.shape[1], feature_names)
+    fig, ax = new_axes(ax, figsize=(10.0, 5.0))
+    image = ax.imshow(values[np.ix_(order, columns)], aspect="auto", cmap="Reds", vmin=0,
+                      vmax=1, interpolation="nearest")  # fmt: skip
+    _thin_labels(ax, [names[j] for j in columns])
+    bounds = np.cumsum(regimes.sizes)[:-1] - 0.5
+    for b in bounds:
+        ax.axhline(b, color="black", linewidth=0.8)
+    centres = np.cumsum(regimes.sizes) - regimes.sizes / 2
+    step = max(1, int(np.ceil(regimes.n_regimes / MAX_FEATURE_LABELS)))
+    shown = np.arange(0, regimes.n_regimes, step)
+    ax.set_yticks(centres[shown], [f"R{r + 1}" for r in shown], fontsize=7)
+    ax.set_ylabel("rows, ordered by regime")
+    ax.set_title("relevance of every row", fontsize=10)
+    fig.colorbar(image, ax=ax, shrink=0.8, label="local relevance")
+    return fig
