@@ -167,7 +167,9 @@ def make_switch_regression(
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
+        Standard normal features.
     y : ndarray of shape (n_samples,)
+        The target.
     relevant : ndarray of shape (n_samples, n_features) of bool
         ``x1`` and the two columns of the row's function.
 
@@ -240,7 +242,7 @@ def make_lspin_synthetic(
     *,
     random_state: int | np.random.RandomState | None = None,
 ) -> _Out:
-    """LSPIN's synthetic regressions (Yang, Lindenbaum and Kluger 2022), with per-row truth.
+    """Draw LSPIN's synthetic regressions (Yang, Lindenbaum and Kluger 2022), with per-row truth.
 
     * ``"linear"`` (``Demo0.ipynb``): two groups of rows, ``x ~ N(1, 0.5^2
       I_4)`` with ``y = -2 x1 + x2`` and ``x ~ N(-1, 0.5^2 I_4)`` with ``y =
@@ -273,7 +275,9 @@ def make_lspin_synthetic(
     Returns
     -------
     X : ndarray of shape (n_samples, 4), (n_samples, 5) or (n_samples, 21)
+        The features (E5: the 20 signs, then the group column ``x21``).
     y : ndarray of shape (n_samples,)
+        The target.
     relevant : ndarray of shape (n_samples, n_features) of bool
         The notebooks' ground-truth gate matrix.
 
