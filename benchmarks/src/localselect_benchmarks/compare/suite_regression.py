@@ -59,6 +59,14 @@ def methods() -> list[str]:
     return names + ([LLDS_PROFILES] if "LiftFeatureSelector" in names else [])
 
 
+def _takes_k(name: str) -> bool:
+    """Whether ``name`` keeps a given number of features (``n_features_to_select``)."""
+    from localselect.utils import continuous_target_estimators
+
+    cls = dict(continuous_target_estimators()).get(name)
+    return cls is not None and "n_features_to_select" in inspect.signature(cls).parameters
+
+
 def _takes_auto(name: str) -> bool:
     from localselect.utils import continuous_target_estimators
 
@@ -247,20 +255,21 @@ def regression(ctx: SuiteContext) -> list[dict[str, Any]]:
 
 
 def _target_notes(records: list[dict[str, Any]], ctx: SuiteContext) -> None:
-    """Issue 37's Friedman #1 targets, for each estimator measured."""
+    """Issue 37's Friedman #1 targets, for each estimator that keeps ``k`` features."""
     value = {(r["dataset"], r["method"], r["mode"], r["metric"]): r for r in records}
+    full = 100.0 - 1e-4  # INVASE's metric divides by |R| + 1e-8
     for name in methods():
         fixed = value.get(("friedman1", name, "fixed", "TPR"))
-        if fixed is not None:
-            verdict = "met" if fixed["value"] == 100.0 else "missed"
+        if fixed is not None and _takes_k(name):
+            verdict = "met" if fixed["value"] >= full else "missed"
             ctx.note(
-                f"Friedman #1, {name}: the 5 relevant kept at k = 5 in "
-                f"{fixed['value']:.1f}% (target: all, every draw: {verdict})."
+                f"Friedman #1, {name} at k = 5: TPR {fixed['value']:.1f}% over "
+                f"{fixed['n_draws']} draws (target: the 5 relevant ranked first: {verdict})."
             )
         auto = value.get(("friedman1", name, "auto", "FDR"))
         if auto is not None:
             tpr = value[("friedman1", name, "auto", "TPR")]["value"]
-            verdict = "met" if auto["value"] <= 12.0 and tpr == 100.0 else "missed"
+            verdict = "met" if auto["value"] <= 12.0 and tpr >= full else "missed"
             ctx.note(
                 f"Friedman #1, {name} 'auto' at fdr 0.1 over {auto['n_draws']} draws: realized "
                 f"FDR {auto['value']:.1f}%, TPR {tpr:.1f}% (target FDR <= 12%, all 5 kept: "
