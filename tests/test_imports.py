@@ -181,10 +181,13 @@ def test_front_ends_use_only_public_api(unit):
     assert not private, f"{unit} imports private modules of other packages: {private}"
 
 
-#: Units whose modules the size checks leave out: the command line (the
-#: answer-at-a-glance issue sets its own rule) and the benchmark harness (moving
+#: Units whose modules the size checks leave out: the benchmark harness (moving
 #: out of the package).
-SIZE_EXEMPT = {"cli", "bench"}
+SIZE_EXEMPT = {"bench"}
+
+#: Units held to the function rule only (issue 39: no function of the command line over
+#: 80 lines; its modules are argument tables and page templates, long but flat).
+FUNCTION_RULE_ONLY = {"cli"}
 
 #: Most executable lines in a module of src/ (STYLE.md: one concern a module;
 #: blank lines, comments and docstrings do not count).
@@ -277,11 +280,16 @@ def test_no_module_is_over_the_executable_line_limit():
     sizes = {
         name: executable_lines(path.read_text(encoding="utf-8"))
         for name, path in _sized_modules().items()
+        if Path(name).parts[0] not in FUNCTION_RULE_ONLY
     }
     long = {name: n for name, n in sizes.items() if n > MAX_EXECUTABLE_LINES}
     assert not long, (
         f"modules over {MAX_EXECUTABLE_LINES} executable lines (split them by concern): {long}"
     )
+
+
+def test_the_function_rule_covers_the_command_line():
+    assert any(Path(name).parts[0] == "cli" for name in _sized_modules())
 
 
 def test_no_function_is_over_the_length_limit():

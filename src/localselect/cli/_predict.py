@@ -12,14 +12,19 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from localselect.cli._answers import row_masks
 from localselect.cli._errors import CLIError, warn
-from localselect.cli._select import RAW_INPUT_METHODS, add_reading_arguments
+from localselect.cli._select import (
+    RAW_INPUT_METHODS,
+    add_reading_arguments,
+    answer_rows,
+    read_input,
+)
 
 if TYPE_CHECKING:
+    import pandas as pd
     from rich.console import Console
 
-__all__ = ["add_predict_parser", "run_predict"]
+__all__ = ["add_predict_parser", "load_bundle", "model_rows", "predict_rows", "run_predict"]
 
 
 def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
@@ -41,14 +46,11 @@ def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def run_predict(args: argparse.Namespace, console: Console) -> int:
-    """Apply a saved model to new rows; write predictions and per-sample selected features."""
-    import pandas as pd
-
+def load_bundle(path: Path) -> dict[str, Any]:
+    """The model saved by ``select`` (its bundle), or a :class:`CLIError` saying what it is."""
     from localselect.cli._model_io import MODEL_FORMAT, load_model
-    from localselect.cli._table import check_columns, looks_like_table, read_table
+    from localselect.cli._table import looks_like_table
 
-    path = Path(args.model)
     if not path.is_file():
         raise CLIError(f"model file {str(path)!r} does not exist")
     not_a_model = (
@@ -60,10 +62,15 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
     bundle = load_model(path, what=not_a_model)
     if not isinstance(bundle, dict) or bundle.get("format") != MODEL_FORMAT:
         raise CLIError(f"{not_a_model} (it holds another kind of object)")
-    frame = read_table(args.input, na_values=args.na_values)
+    return bundle
+
+
+def model_rows(frame: pd.DataFrame, bundle: dict[str, Any]) -> pd.DataFrame:
+    """The model's columns of ``frame``; rows with missing values left out when it needs that."""
+    from localselect.cli._table import check_columns
+
     check_columns(frame, bundle["columns"], "feature")
     X = frame[bundle["columns"]]
-    pipeline = bundle["pipeline"]
     raw = bundle["method"].lower() in RAW_INPUT_METHODS
     # Models that keep or impute missing values predict every row.
     fills = bundle.get("missing", "drop") in {"keep", "impute"}
@@ -76,6 +83,16 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
         X = X[~incomplete]
         if len(X) == 0:
             raise CLIError("every row has a missing value; impute them first")
+    return X
+
+
+def predict_rows(
+    bundle: dict[str, Any], X: pd.DataFrame, *, per_level: bool = False
+) -> pd.DataFrame:
+    """Answer step of ``predict``: predictions, probabilities and each row's selected columns."""
+    import pandas as pd
+
+    pipeline = bundle["pipeline"]
     fitted = pipeline.named_steps["estimator"]
     X_model = pipeline[:-1].transform(X) if len(pipeline.steps) > 1 else X
     out = pd.DataFrame(index=X.index)
@@ -86,7 +103,7 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
             proba = fitted.predict_proba(X_model)
             for k, label in enumerate(fitted.classes_):
                 out[f"proba_{label}"] = proba[:, k]
-    masks = row_masks(fitted, X_model, len(X))
+    masks, _ = answer_rows(fitted, X_model, len(X), relevance=False)
     if masks is not None:
         from localselect.cli._columns import column_masks, feature_columns, selected_frame
 
@@ -95,11 +112,25 @@ def run_predict(args: argparse.Namespace, console: Console) -> int:
         col_masks, columns = column_masks(masks, owners, bundle["columns"])
         selected = selected_frame(col_masks, columns, X.index)
         out[["n_selected", "selected"]] = selected[["n_selected", "selected"]]
-        if args.per_level:
+        if per_level:
             levels = selected_frame(masks, names, X.index)
             out[["n_selected_levels", "selected_levels"]] = levels[["n_selected", "selected"]]
     if out.shape[1] == 0:
         raise CLIError(f"the {bundle['method']} model neither predicts nor selects features")
+    return out
+
+
+def run_predict(args: argparse.Namespace, console: Console) -> int:
+    """Apply a saved model to new rows; write predictions and per-sample selected features.
+
+    The steps: :func:`load_bundle`, :func:`~localselect.cli._select.read_input`
+    (shared with ``select``), :func:`model_rows`, :func:`predict_rows` (whose
+    subsets come from :func:`~localselect.cli._select.answer_rows`, shared with
+    ``select``), then the output written.
+    """
+    bundle = load_bundle(Path(args.model))
+    X = model_rows(read_input(args.input, args.na_values), bundle)
+    out = predict_rows(bundle, X, per_level=args.per_level)
     if args.out:
         out.to_csv(args.out)
         console.print(f"wrote {len(out)} rows to {args.out}", highlight=False)

@@ -42,7 +42,7 @@ import time
 import warnings
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from localselect._estimators import cli_methods
 from localselect.cli._answers import feature_table, row_masks, row_relevance
@@ -57,18 +57,34 @@ from localselect.cli._evidence import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
     from rich.console import Console
+    from sklearn.pipeline import Pipeline
+
+    from localselect.cli._columns import ColumnView
 
 # numpy, pandas and the table and report helpers are imported where they are used,
 # so building the parser (``localselect --help``) imports none of them.
 
 __all__ = [
     "RAW_INPUT_METHODS",
+    "Answer",
+    "Fitted",
+    "Prepared",
     "add_reading_arguments",
     "add_select_parser",
+    "answer",
+    "answer_rows",
+    "fit",
     "methods",
+    "prepare",
+    "read_input",
+    "report",
     "resolve_method",
     "run_select",
+    "summarise",
+    "write",
 ]
 
 #: Methods that take the table as it is (discrete values, missing values allowed).
@@ -330,56 +346,76 @@ def _make_estimator(cls: type, args: argparse.Namespace) -> Any:
     return estimator.set_params(**params)
 
 
-# -- what a fitted estimator tells ------------------------------------------------------------
+# -- the steps of select: read, prepare, fit, answer, write, report --------------------------
 
 
-# -- select -----------------------------------------------------------------------------------
+class Prepared(NamedTuple):
+    """The prepare step's result: the rows used, their labels and the unfitted pipeline."""
+
+    X: pd.DataFrame
+    y: np.ndarray
+    keep: pd.Series
+    missing: dict[str, int]
+    mode: str
+    raw: bool
+    pipeline: Pipeline
+    warnings: list[str]
 
 
-def run_select(args: argparse.Namespace, console: Console) -> int:
-    """Fit ``args.method`` on ``args.input`` and write the outputs (see the module docstring).
+class Fitted(NamedTuple):
+    """The fit step's result: the fitted estimator and the rows as it sees them."""
 
-    Each stage that can take seconds on a loaded machine (importing the
-    libraries and reading the table, the fit, the per-row subsets, the report)
-    runs under its own status line (:func:`localselect.cli._progress.status`),
-    so a terminal never sits blank.
-    """
-    from localselect.cli._progress import status
+    estimator: Any
+    X_model: Any
+    names: list[str]
+    seconds: float
 
-    with status(console, f"reading {Path(args.input).name} ..."):
-        import pandas as pd
-        from rich.markup import escape
-        from sklearn.base import is_classifier
-        from sklearn.pipeline import Pipeline
 
-        import localselect
-        from localselect.cli._columns import by_column, json_records, write_tables
-        from localselect.cli._model_io import MODEL_FILE, MODEL_FORMAT, save_model
-        from localselect.cli._report import render_html_report
-        from localselect.cli._table import (
-            ThinClassesError,
-            preparation_steps,
-            prepare_table,
-            read_table,
-        )
+class Answer(NamedTuple):
+    """The answer step's result: per-row subsets and relevance, per-feature tables."""
 
-        cls = resolve_method(args.method)
-        estimator = _make_estimator(cls, args)
-        frame = read_table(args.input, na_values=args.na_values)
-    raw = args.method.lower() in RAW_INPUT_METHODS
-    takes_nan = raw or _takes_nan(estimator)
+    masks: np.ndarray | None
+    relevance: np.ndarray | None
+    stability: Any
+    per_level: pd.DataFrame
+    view: ColumnView
+
+
+def read_input(path: str | Path, na_values: list[str]) -> pd.DataFrame:
+    """Read step, shared by ``select`` and ``predict``: the input file as a table."""
+    from localselect.cli._table import read_table
+
+    return read_table(path, na_values=na_values)
+
+
+def _missing_mode(args: argparse.Namespace, cls: type, raw: bool, takes_nan: bool) -> str:
+    """``--missing`` resolved: keep, impute, drop or error (auto decided here)."""
     mode = getattr(args, "missing", "auto")
     if raw and mode not in ("auto", "keep"):
         note(f"--missing {mode} is unused: {cls.__name__} takes the table as it is")
         mode = "keep"
-    auto = mode == "auto"
-    if auto:
-        mode = "keep" if takes_nan else "drop"
+    if mode == "auto":
+        return "auto"
     if mode == "keep" and not takes_nan:
         raise CLIError(
             f"{cls.__name__} does not take missing values; use --missing impute, drop or error"
         )
-    prepare = functools.partial(
+    return mode
+
+
+def prepare(args: argparse.Namespace, cls: type, estimator: Any, frame: pd.DataFrame) -> Prepared:
+    """Prepare step: rows with missing values handled, the preparation pipeline built."""
+    from sklearn.pipeline import Pipeline
+
+    from localselect.cli._table import ThinClassesError, preparation_steps, prepare_table
+
+    raw = args.method.lower() in RAW_INPUT_METHODS
+    takes_nan = raw or _takes_nan(estimator)
+    mode = _missing_mode(args, cls, raw, takes_nan)
+    auto = mode == "auto"
+    if auto:
+        mode = "keep" if takes_nan else "drop"
+    prepare_rows = functools.partial(
         prepare_table,
         frame,
         target=args.target,
@@ -390,22 +426,21 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         method=cls.__name__,
     )
     try:
-        table = prepare(missing="keep" if raw else mode)
+        table = prepare_rows(missing="keep" if raw else mode)
     except ThinClassesError as exc:
         if not auto:
             raise
         # --missing auto never loses a class: impute instead of dropping.
         mode = "impute"
-        table = prepare(missing=mode)
+        table = prepare_rows(missing=mode)
         table.warnings.append(
             f"dropping {exc.loss.replace('would leave', 'would have left')}; imputing them "
             "instead (--missing auto; --missing drop refuses, --missing error stops)"
         )
-    X, y, keep, missing = table.X, table.y, table.keep, table.missing
     warnings_out = list(table.warnings)
     for line in warnings_out:
         warn(line)
-    if len(X) == 0:
+    if len(table.X) == 0:
         raise CLIError("no rows left after dropping rows with missing values")
     steps: list[tuple[str, Any]] = []
     if not raw:
@@ -417,73 +452,135 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
             boolean=table.boolean,
         )
     steps.append(("estimator", estimator))
-    pipeline = Pipeline(steps)
-    y_values = y.to_numpy()
+    return Prepared(
+        table.X,
+        table.y.to_numpy(),
+        table.keep,
+        table.missing,
+        mode,
+        raw,
+        Pipeline(steps),
+        warnings_out,
+    )
+
+
+def fit(prepared: Prepared, console: Console, n_features: Any = None) -> Fitted:
+    """Fit step: the pipeline fitted, its warnings shown once each, the model's features named."""
+    from localselect.cli._progress import status
+
+    X, pipeline = prepared.X, prepared.pipeline
+    name = type(pipeline.named_steps["estimator"]).__name__
     start = time.perf_counter()
     with (
-        status(console, f"fitting {cls.__name__} on {len(X)} x {X.shape[1]} ..."),
+        status(console, f"fitting {name} on {len(X)} x {X.shape[1]} ..."),
         warnings.catch_warnings(record=True) as caught,
     ):
         warnings.simplefilter("always")
-        pipeline.fit(X, y_values)
+        pipeline.fit(X, prepared.y)
     seconds = time.perf_counter() - start
     for message in dict.fromkeys(" ".join(str(w.message).split()) for w in caught):
-        warnings_out.append(message)
+        prepared.warnings.append(message)
         warn(message, cut_to_width=True)
-    fitted = pipeline.named_steps["estimator"]
-    X_model = pipeline[:-1].transform(X) if len(steps) > 1 else X
+    X_model = pipeline[:-1].transform(X) if len(pipeline.steps) > 1 else X
     names = [str(n) for n in getattr(X_model, "columns", [f"x{j}" for j in range(X.shape[1])])]
-    if isinstance(args.n_features, int) and args.n_features > len(names):
+    if isinstance(n_features, int) and n_features > len(names):
         line = (
-            f"--n-features {args.n_features} is more than the {len(names)} features; "
+            f"--n-features {n_features} is more than the {len(names)} features; "
             f"all {len(names)} are kept"
         )
-        warnings_out.append(line)
+        prepared.warnings.append(line)
         warn(line)
+    return Fitted(pipeline.named_steps["estimator"], X_model, names, seconds)
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+
+def answer_rows(
+    estimator: Any, X_model: Any, n_rows: int, *, relevance: bool = True
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Answer step, shared by ``select`` and ``predict``: per-row subsets and relevance.
+
+    ``(masks, relevance)`` by :func:`localselect.cli._answers.row_masks` and
+    :func:`~localselect.cli._answers.row_relevance` (``None`` for a model that
+    selects nothing; relevance only when asked).
+    """
+    masks = row_masks(estimator, X_model, n_rows)
+    return masks, (row_relevance(estimator, X_model, masks) if relevance else None)
+
+
+def answer(
+    args: argparse.Namespace, prepared: Prepared, fitted: Fitted, console: Console
+) -> Answer:
+    """Answer step of ``select``: per-row subsets, stability, per-feature and per-column tables."""
+    from localselect.cli._columns import by_column
+    from localselect.cli._progress import status
+
+    X = prepared.X
     with status(console, f"computing the per-row subsets of {len(X)} rows ..."):
-        masks = row_masks(fitted, X_model, len(X))
-        relevance = row_relevance(fitted, X_model, masks)
+        masks, relevance = answer_rows(fitted.estimator, fitted.X_model, len(X))
     stability = None
     if getattr(args, "stability", None):
         with status(console, f"stability selection: {args.stability} subsample fits ..."):
-            stability = run_stability(fitted, X_model, y_values, args.stability, args)
-    per_level = feature_table(fitted, names, masks, relevance)
-    add_evidence_columns(per_level, fitted, names, stability)
-    view = by_column(pipeline, names, per_level, masks, relevance, list(X.columns))
-    importances, col_masks, columns = view.importances, view.masks, view.names
-    written = write_tables(out, view, masks, X.index, per_level=args.per_level)
-    scope = importances.attrs["relevance_scope"]
-    mean_size = float(col_masks.sum(axis=1).mean()) if col_masks is not None else 0.0
-    n_selected = int(importances["selected"].sum())
-    chosen = {k: getattr(fitted, k) for k in CHOSEN_ATTRIBUTES if hasattr(fitted, k)}
-    summary = {
+            stability = run_stability(
+                fitted.estimator, fitted.X_model, prepared.y, args.stability, args
+            )
+    per_level = feature_table(fitted.estimator, fitted.names, masks, relevance)
+    add_evidence_columns(per_level, fitted.estimator, fitted.names, stability)
+    view = by_column(prepared.pipeline, fitted.names, per_level, masks, relevance, list(X.columns))
+    return Answer(masks, relevance, stability, per_level, view)
+
+
+def summarise(
+    args: argparse.Namespace, cls: type, prepared: Prepared, fitted: Fitted, found: Answer
+) -> dict[str, Any]:
+    """The run in one dictionary: ``importances.json``, the report and the terminal lines."""
+    from localselect.cli._columns import json_records
+
+    estimator, importances, col_masks = fitted.estimator, found.view.importances, found.view.masks
+    chosen = {k: getattr(estimator, k) for k in CHOSEN_ATTRIBUTES if hasattr(estimator, k)}
+    return {
         "method": args.method,
         "estimator": cls.__name__,
-        "params": {k: _jsonable(v) for k, v in fitted.get_params(deep=False).items()},
-        "missing": mode,
+        "params": {k: _jsonable(v) for k, v in estimator.get_params(deep=False).items()},
+        "missing": prepared.mode,
         "input": str(args.input),
         "target": args.target,
-        "n_rows_used": len(X),
-        "n_rows_dropped": int((~keep).sum()),
-        "missing_values": missing,
-        "fit_seconds": seconds,
-        "relevance_scope": scope,
-        "mean_subset_size": mean_size,
-        "n_selected_any_row": n_selected,
-        "n_columns": len(columns),
-        "n_model_features": len(names),
+        "n_rows_used": len(prepared.X),
+        "n_rows_dropped": int((~prepared.keep).sum()),
+        "missing_values": prepared.missing,
+        "fit_seconds": fitted.seconds,
+        "relevance_scope": importances.attrs["relevance_scope"],
+        "mean_subset_size": float(col_masks.sum(axis=1).mean()) if col_masks is not None else 0.0,
+        "n_selected_any_row": int(importances["selected"].sum()),
+        "n_columns": len(found.view.names),
+        "n_model_features": len(fitted.names),
         **{k: _jsonable(v) for k, v in chosen.items()},
         "importance_source": importances.attrs["importance_source"],
-        **evidence_summary(fitted, stability),
+        **evidence_summary(estimator, found.stability),
         "features": json_records(importances),
     }
+
+
+def write(
+    out: Path,
+    args: argparse.Namespace,
+    prepared: Prepared,
+    fitted: Fitted,
+    found: Answer,
+    summary: dict[str, Any],
+) -> list[str]:
+    """Write step: the tables, ``importances.json``, ``results.csv``, the model; names written."""
+    import pandas as pd
+    from sklearn.base import is_classifier
+
+    import localselect
+    from localselect.cli._columns import write_tables
+    from localselect.cli._model_io import MODEL_FILE, MODEL_FORMAT, save_model
+
+    index = prepared.X.index
+    written = write_tables(out, found.view, found.masks, index, per_level=args.per_level)
     text = json.dumps(summary, indent=2, allow_nan=False)
     (out / "importances.json").write_text(text + "\n")
     written.append("importances.json")
-    results = getattr(fitted, "results_", None)
+    results = getattr(fitted.estimator, "results_", None)
     if isinstance(results, pd.DataFrame):
         results.to_csv(out / "results.csv", index=False)
         written.append("results.csv")
@@ -492,55 +589,117 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         "localselect": localselect.__version__,
         "method": args.method,
         "target": args.target,
-        "columns": list(X.columns),
-        "feature_names": names,
-        "classifier": is_classifier(fitted),
-        "missing": mode,
-        "pipeline": pipeline,
+        "columns": list(prepared.X.columns),
+        "feature_names": fitted.names,
+        "classifier": is_classifier(fitted.estimator),
+        "missing": prepared.mode,
+        "pipeline": prepared.pipeline,
     }
     save_model(bundle, out / MODEL_FILE)
     written.append(MODEL_FILE)
-    if args.report:
-        with status(console, "drawing report.html ..."):
-            page = render_html_report(
-                title=f"localselect select: {cls.__name__} on {Path(args.input).name}",
-                summary=summary,
-                estimator=fitted,
-                feature_names=columns,
-                importances=importances,
-                masks=col_masks,
-                level_names=names,
-                labels=y_values,
-                warning_lines=warnings_out,
-                data=X if raw else None,
-            )
-        (out / "report.html").write_text(page)
-        written.append("report.html")
+    return written
+
+
+def report(
+    out: Path,
+    args: argparse.Namespace,
+    prepared: Prepared,
+    fitted: Fitted,
+    found: Answer,
+    summary: dict[str, Any],
+    console: Console,
+) -> str:
+    """Report step: ``report.html`` written into ``out``; its file name."""
+    from localselect.cli._progress import status
+    from localselect.cli._report import render_html_report
+
+    with status(console, "drawing report.html ..."):
+        page = render_html_report(
+            title=f"localselect select: {summary['estimator']} on {Path(args.input).name}",
+            summary=summary,
+            estimator=fitted.estimator,
+            feature_names=found.view.names,
+            importances=found.view.importances,
+            masks=found.view.masks,
+            level_names=fitted.names,
+            labels=prepared.y,
+            warning_lines=prepared.warnings,
+            data=prepared.X if prepared.raw else None,
+        )
+    (out / "report.html").write_text(page)
+    return "report.html"
+
+
+def _remove_stale(out: Path, written: list[str]) -> None:
+    """Remove the outputs of an earlier run that this run did not write (:data:`OUTPUT_FILES`)."""
     stale = [name for name in OUTPUT_FILES if name not in written and (out / name).exists()]
     for name in stale:
         (out / name).unlink()
     if stale:
         note(f"removed {', '.join(stale)} left in {out} by an earlier run")
+
+
+def _print_summary(
+    console: Console, summary: dict[str, Any], found: Answer, estimator: Any, written: list[str]
+) -> None:
+    """The terminal lines: the fit, the top features, the subset sizes and the files."""
+    from rich.markup import escape
+
     from localselect.cli._terminal import cut
 
-    top = escape(", ".join(importances["feature"].head(5)))
+    name, columns = summary["estimator"], summary["n_columns"]
+    top = escape(", ".join(found.view.importances["feature"].head(5)))
     console.print(
         cut(
-            f"{cls.__name__} fitted on {len(X)} rows x {len(columns)} features in "
-            f"{seconds:.2f} s; top features: {top}",
+            f"{name} fitted on {summary['n_rows_used']} rows x {columns} features in "
+            f"{summary['fit_seconds']:.2f} s; top features: {top}",
             console.width,
         ),
         highlight=False,
     )
     console.print(
         cut(
-            f"{scope} selection: {mean_size:.1f} features per row, {n_selected} of "
-            f"{len(columns)} in some row's subset",
+            f"{summary['relevance_scope']} selection: {summary['mean_subset_size']:.1f} features "
+            f"per row, {summary['n_selected_any_row']} of {columns} in some row's subset",
             console.width,
         ),
         highlight=False,
     )
-    for key, value in chosen.items():
-        console.print(f"{cls.__name__} chose {key} = {value}", highlight=False)
+    for key in CHOSEN_ATTRIBUTES:
+        if hasattr(estimator, key):
+            console.print(f"{name} chose {key} = {getattr(estimator, key)}", highlight=False)
+    out = Path(summary["out"])
     console.print(f"wrote {', '.join(written)} to {out}", highlight=False, soft_wrap=True)
+
+
+# -- select -----------------------------------------------------------------------------------
+
+
+def run_select(args: argparse.Namespace, console: Console) -> int:
+    """Fit ``args.method`` on ``args.input`` and write the outputs (see the module docstring).
+
+    The steps, each a function of this module: :func:`read_input`,
+    :func:`prepare`, :func:`fit`, :func:`answer` (and :func:`summarise`),
+    :func:`write` and :func:`report`. Each stage that can take seconds on a
+    loaded machine (importing the libraries and reading the table, the fit, the
+    per-row subsets, the report) runs under its own status line
+    (:func:`localselect.cli._progress.status`), so a terminal never sits blank.
+    """
+    from localselect.cli._progress import status
+
+    with status(console, f"reading {Path(args.input).name} ..."):
+        cls = resolve_method(args.method)
+        estimator = _make_estimator(cls, args)
+        frame = read_input(args.input, args.na_values)
+    prepared = prepare(args, cls, estimator, frame)
+    fitted = fit(prepared, console, args.n_features)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    found = answer(args, prepared, fitted, console)
+    summary = summarise(args, cls, prepared, fitted, found)
+    written = write(out, args, prepared, fitted, found, summary)
+    if args.report:
+        written.append(report(out, args, prepared, fitted, found, summary, console))
+    _remove_stale(out, written)
+    _print_summary(console, {**summary, "out": str(out)}, found, fitted.estimator, written)
     return 0
