@@ -215,3 +215,11 @@ def test_estimators_without_a_dask_fit_refuse_by_name(dask_client):
         ReliefF(n_features_to_select="auto").fit(X, y)
     with pytest.raises(ValueError, match="permutation null"):
         FisherScore(n_features_to_select="auto").fit(X, y)
+
+
+def test_mrmr_f_criteria_and_regression_refuse_a_collection(dask_client):
+    X, y = _collections(1)
+    with pytest.raises(ValueError, match="only criterion='mid' on class labels"):
+        MRMR(criterion="fcq").fit(X, y)
+    with pytest.raises(ValueError, match="only criterion='mid' on class labels"):
+        MRMR(task="regression").fit(X, y)

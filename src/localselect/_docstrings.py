@@ -35,7 +35,7 @@ estimator : selector
 X : ndarray of shape (n_samples, n_features)
     Training data.
 y : array-like of shape (n_samples,)
-    Labels.""",
+    Labels, or a continuous target for an estimator that takes one.""",
     "n_candidates_vector": """\
 n_candidates : int, "auto" or None, default="auto"
     Neighbour truncation: each sample's softmax runs over its

@@ -84,3 +84,103 @@ def test_estimator_api_and_constant_feature():
     assert sel.ranking_[0] == 1
     with pytest.raises(ValueError, match="n_features_to_select"):
         MRMR(n_features_to_select=0).fit(X, y)
+
+
+# --- continuous targets and the F-statistic criteria (Ding and Peng 2005) -----------------
+
+
+def reference_f_order(X, y, k, quotient, regression):
+    """Slow FCD/FCQ: scipy's F per feature, Pearson correlations one pair at a time."""
+    from scipy import stats
+
+    n, m = X.shape
+    if regression:
+        rel = []
+        for j in range(m):
+            r = stats.pearsonr(X[:, j], y).statistic
+            rel.append((n - 2) * r * r / (1 - r * r))
+    else:
+        rel = [stats.f_oneway(*(X[y == c, j] for c in np.unique(y))).statistic for j in range(m)]
+    chosen = [max(range(m), key=lambda j: (rel[j], -j))]
+    while len(chosen) < min(k, m):
+        best, best_score = None, -math.inf
+        for j in range(m):
+            if j in chosen:
+                continue
+            red = sum(abs(stats.pearsonr(X[:, j], X[:, s]).statistic) for s in chosen)
+            red /= len(chosen)
+            score = rel[j] / max(red, 1e-3) if quotient else rel[j] - red
+            if score > best_score + 1e-9 * max(1.0, abs(score)):
+                best, best_score = j, score
+        chosen.append(best)
+    return chosen
+
+
+@given(st.integers(0, 2**16), st.integers(2, 7), st.booleans(), st.booleans())
+def test_f_criteria_match_the_reference(seed, m, quotient, regression):
+    from localselect.filters._mrmr import f_statistic, fstat_order
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    X = rng.normal(size=(n, m))
+    X[:, -1] += 0.7 * X[:, 0]  # some redundancy
+    if regression:
+        y = X[:, : min(2, m)].sum(axis=1) + rng.normal(size=n)
+    else:
+        y = (X[:, 0] + rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 1)
+    rel = f_statistic(X, y[None, :], regression)[0]
+    got = fstat_order(X, rel, m, quotient)
+    assert list(got) == reference_f_order(X, y, m, quotient, regression)
+    criterion = "fcq" if quotient else "fcd"
+    fitted = MRMR(m, criterion=criterion, task="regression" if regression else "auto").fit(X, y)
+    assert list(fitted.ranking_) == list(got)
+    assert fitted.task_ == ("regression" if regression else "classification")
+
+
+def test_f_statistic_equals_scikit_learn():
+    from sklearn.feature_selection import f_classif, f_regression
+
+    from localselect.filters._mrmr import f_statistic
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 5))
+    y = X[:, 0] + rng.normal(size=80)
+    np.testing.assert_allclose(f_statistic(X, y[None], True)[0], f_regression(X, y)[0])
+    codes = rng.integers(0, 3, 80)
+    np.testing.assert_allclose(f_statistic(X, codes[None], False)[0], f_classif(X, codes)[0])
+    flat = np.c_[np.full(80, 0.1), X[:, :1]]  # a constant column scores a finite 0
+    assert f_statistic(flat, y[None], True)[0, 0] == 0.0
+    assert f_statistic(flat, codes[None], False)[0, 0] == 0.0
+
+
+def test_mid_on_a_continuous_target_discretises_y():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 6))
+    y = np.sin(X[:, 3]) + 0.5 * X[:, 1] ** 2 + 0.1 * rng.normal(size=300)
+    fitted = MRMR(4).fit(X, y)
+    assert fitted.task_ == "regression" and not hasattr(fitted, "classes_")
+    y_states = discretize_three_states(y[:, None])[:, 0]
+    expected = mrmr_order(discretize_three_states(X), y_states, 4)
+    np.testing.assert_array_equal(fitted.ranking_, expected)
+    assert set(fitted.ranking_[:2]) == {1, 3}
+
+
+@pytest.mark.parametrize("criterion", ["mid", "fcd", "fcq"])
+def test_auto_on_a_continuous_target(criterion):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 12))
+    y = 2 * X[:, 0] - 2 * X[:, 1] + 0.5 * rng.normal(size=200)
+    fitted = MRMR("auto", criterion=criterion).fit(X, y)
+    assert fitted.null_.null.shape == (1000, 12)
+    assert fitted.get_support()[:2].all()
+    assert fitted.get_support()[2:].sum() <= 1
+    assert set(fitted.ranking_[:2]) == {0, 1}
+
+
+def test_integer_quantity_needs_task_regression():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 4))
+    counts = np.round(5 * X[:, 2] + 20).astype(int)  # a count: integers
+    assert MRMR(1, criterion="fcd").fit(X, counts).task_ == "classification"
+    fitted = MRMR(1, criterion="fcd", task="regression").fit(X, counts)
+    assert fitted.task_ == "regression" and fitted.ranking_.tolist() == [2]

@@ -202,3 +202,14 @@ def test_infinite_scores_are_drawn_as_labelled_bars():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_local_subspaces_label_a_continuous_target_briefly():
+    from localselect.plotting import plot_local_subspaces
+
+    mask = np.array([[1, 0], [0, 1], [1, 1]], dtype=bool)
+    fig = plot_local_subspaces(mask, sample_labels=np.array([3.14159265, 2.0, -0.000123456]))
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["#0 (3.14)", "#1 (2.0)", "#2 (-0.000123)"]
+    fig = plot_local_subspaces(mask, sample_labels=["a", "b", "c"])
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["#0 (a)", "#1 (b)", "#2 (c)"]

@@ -2,7 +2,8 @@
 
 The rows are read and prepared as ``select`` prepared its table (the fitted
 preparation is part of the saved model); the output has one row per input row
-with the prediction (classifiers), the class probabilities and the row's
+with the prediction (classifiers; a number where the model predicts a
+continuous target), the class probabilities (classifiers) and the row's
 selected columns (local selectors), as :mod:`localselect.cli._select` defines them.
 """
 
@@ -97,9 +98,11 @@ def predict_rows(
     X_model = pipeline[:-1].transform(X) if len(pipeline.steps) > 1 else X
     out = pd.DataFrame(index=X.index)
     out.index.name = "row"
-    if bundle["classifier"]:
+    regression = bundle.get("task", "classification") == "regression"
+    if bundle["classifier"] or (regression and hasattr(fitted, "predict")):
+        # class labels, or numbers where the model predicts a continuous target
         out["prediction"] = fitted.predict(X_model)
-        if hasattr(fitted, "predict_proba"):
+        if not regression and hasattr(fitted, "predict_proba"):
             proba = fitted.predict_proba(X_model)
             for k, label in enumerate(fitted.classes_):
                 out[f"proba_{label}"] = proba[:, k]

@@ -28,8 +28,20 @@ def figure_to_html(fig: Any, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
+def _target_bins(estimator: Any, labels: Any) -> Any:
+    """A continuous target as the bin numbers LLDS fitted on (``target_edges_``), else as is."""
+    edges = getattr(estimator, "target_edges_", None)
+    if edges is None or getattr(estimator, "task_", None) != "regression":
+        return labels
+    # bin b holds (low_b, high_b]: the same assignment as the fit's quantile bins
+    return np.searchsorted(np.asarray(edges)[:-1, 1], np.asarray(labels, float), side="left")
+
+
 def _lift_figure(estimator: Any, data: Any, labels: Any) -> list[tuple[str, Any]]:
-    """LLDS: the lift table of the best result with at most 3 features, as a heat map."""
+    """LLDS: the lift table of the best result with at most 3 features, as a heat map.
+
+    On a continuous target the columns are its quantile bins (no classes).
+    """
     results = getattr(estimator, "results_", None)
     if data is None or not isinstance(results, pd.DataFrame) or "features" not in results:
         return []
@@ -40,9 +52,13 @@ def _lift_figure(estimator: Any, data: Any, labels: Any) -> list[tuple[str, Any]
     from localselect.lift import lift_table
 
     features = list(small[0])
-    table = lift_table(data[features], labels)
+    binned = _target_bins(estimator, labels)
+    table = lift_table(data[features], binned)
     caption = f"Lift table of {', '.join(features)}"
-    return [(caption, plotting.plot_lift_table(table))]
+    fig = plotting.plot_lift_table(table)
+    if binned is not labels:
+        fig.axes[0].set_xlabel("quantile bin of y (target_edges_)")
+    return [(caption, fig)]
 
 
 def _frequency_figure(what: str, source: Any, names: Any, highlight: Any) -> tuple[str, Any]:
@@ -243,7 +259,13 @@ def render_html_report(
         parts.append(f'<p class="warn">warning: {html.escape(line)}</p>')
     if params:
         parts.append(f"<p>Parameters: <code>{html.escape(params)}</code></p>")
-    if labels is not None:
+    if labels is not None and summary.get("task") == "regression":
+        values = np.asarray(labels, dtype=float)
+        parts.append(
+            f"<p>Continuous target: {values.size} rows, min {values.min():.4g}, median "
+            f"{np.median(values):.4g}, max {values.max():.4g}</p>"
+        )
+    elif labels is not None:
         counts = pd.Series(np.asarray(labels)).value_counts(sort=False)
         parts.append(
             "<p>Classes: "

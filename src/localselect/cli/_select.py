@@ -55,6 +55,12 @@ from localselect.cli._evidence import (
     n_features_arg,
     run_stability,
 )
+from localselect.cli._task import (
+    add_task_argument,
+    describe_task,
+    regression_scores,
+    resolve_task,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -193,7 +199,10 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         required=True,
         help="CSV/TSV/TXT file, compressed or not (.csv.gz, .bz2, .zip, .xz, .zst), or Parquet",
     )
-    p.add_argument("--target", required=True, help="name of the label column")
+    p.add_argument(
+        "--target", required=True, help="name of the target column (class labels or a number)"
+    )
+    add_task_argument(p)
     p.add_argument(
         "--params",
         nargs="+",
@@ -403,8 +412,17 @@ def _missing_mode(args: argparse.Namespace, cls: type, raw: bool, takes_nan: boo
     return mode
 
 
-def prepare(args: argparse.Namespace, cls: type, estimator: Any, frame: pd.DataFrame) -> Prepared:
-    """Prepare step: rows with missing values handled, the preparation pipeline built."""
+def prepare(
+    args: argparse.Namespace,
+    cls: type,
+    estimator: Any,
+    frame: pd.DataFrame,
+    task: str = "classification",
+) -> Prepared:
+    """Prepare step: rows with missing values handled, the preparation pipeline built.
+
+    ``task``: for a continuous target (``"regression"``) dropping rows loses no class.
+    """
     from sklearn.pipeline import Pipeline
 
     from localselect.cli._table import ThinClassesError, preparation_steps, prepare_table
@@ -424,6 +442,7 @@ def prepare(args: argparse.Namespace, cls: type, estimator: Any, frame: pd.DataF
         raw=raw,
         min_per_class=MIN_ROWS_PER_CLASS,
         method=cls.__name__,
+        classes=task == "classification",
     )
     try:
         table = prepare_rows(missing="keep" if raw else mode)
@@ -539,6 +558,8 @@ def summarise(
     return {
         "method": args.method,
         "estimator": cls.__name__,
+        "task": getattr(estimator, "task_", "classification"),
+        **regression_scores(estimator, fitted.X_model, prepared.y),
         "params": {k: _jsonable(v) for k, v in estimator.get_params(deep=False).items()},
         "missing": prepared.mode,
         "input": str(args.input),
@@ -592,6 +613,7 @@ def write(
         "columns": list(prepared.X.columns),
         "feature_names": fitted.names,
         "classifier": is_classifier(fitted.estimator),
+        "task": summary["task"],
         "missing": prepared.mode,
         "pipeline": prepared.pipeline,
     }
@@ -692,7 +714,9 @@ def run_select(args: argparse.Namespace, console: Console) -> int:
         cls = resolve_method(args.method)
         estimator = _make_estimator(cls, args)
         frame = read_input(args.input, args.na_values)
-    prepared = prepare(args, cls, estimator, frame)
+    task = resolve_task(frame, args.target, args, estimator)
+    prepared = prepare(args, cls, estimator, frame, task)
+    console.print(describe_task(task, prepared.y, args.task), highlight=False)
     fitted = fit(prepared, console, args.n_features)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -253,6 +253,7 @@ def prepare_table(
     missing: str = "drop",
     min_per_class: int = 2,
     method: str = "the method",
+    classes: bool = True,
 ) -> PreparedTable:
     """Split ``frame`` into features and target and drop the rows ``select`` cannot use.
 
@@ -276,6 +277,9 @@ def prepare_table(
         Fewest rows a class may be left with after dropping rows.
     method : str
         The method's name, for messages.
+    classes : bool, default=True
+        The target holds class labels; False for a continuous target, whose
+        rows are dropped without a per-class account (no class can be lost).
 
     Raises
     ------
@@ -315,7 +319,13 @@ def prepare_table(
                     "impute (impute inside the model), drop (drop the rows) or keep "
                     "(methods that take missing values)"
                 )
-            if missing_mode == "drop":
+            if missing_mode == "drop" and not classes:
+                warnings_out.append(
+                    f"dropping {n_rows} row(s) with missing values ({per_col}); "
+                    "--missing impute keeps them"
+                )
+                keep &= ~incomplete
+            elif missing_mode == "drop":
                 lost = _class_losses(y_all[keep], y_all[keep & ~incomplete])
                 _refuse_thin_classes(lost, n_rows, min_per_class, method)
                 changed = ", ".join(

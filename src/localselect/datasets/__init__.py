@@ -26,6 +26,11 @@ from localselect.datasets._loaders import (
     load_dataset,
     load_lfs_sample,
 )
+from localselect.datasets._regression import (
+    make_friedman_synthetic,
+    make_lspin_synthetic,
+    make_switch_regression,
+)
 
 __all__ = [
     "DatasetNotFoundError",
@@ -34,8 +39,11 @@ __all__ = [
     "list_datasets",
     "load_dataset",
     "load_lfs_sample",
+    "make_friedman_synthetic",
     "make_immigrate_synthetic",
     "make_instancewise_synthetic",
     "make_lfs_synthetic",
+    "make_lspin_synthetic",
     "make_subspace_classification",
+    "make_switch_regression",
 ]

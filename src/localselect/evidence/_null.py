@@ -43,6 +43,7 @@ from sklearn.utils import check_random_state
 
 from localselect._docstrings import fill_doc
 from localselect._runtime import map_tasks
+from localselect._targets import detect_task
 
 __all__ = [
     "NullResult",
@@ -51,6 +52,7 @@ __all__ = [
     "permutation_null",
     "selector_scores",
     "shadow_null",
+    "target_task",
 ]
 
 
@@ -75,6 +77,33 @@ class NullResult(NamedTuple):
     null: NDArray[np.float64]
     method: str
     round_scores: NDArray[np.float64] | None = None
+
+
+def target_task(estimator, y) -> str:
+    """``"classification"`` or ``"regression"``: what ``y`` is for ``estimator``.
+
+    The fitted ``task_`` when there is one, else :func:`~localselect._targets.detect_task`
+    with the estimator's ``task`` parameter (``"auto"`` without one). The nulls
+    permute a continuous target's values and the subsamples of
+    :class:`~localselect.evidence.StabilitySelection` are stratified by class
+    only for class labels.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        Fitted or not.
+    y : array-like of shape (n_samples,)
+        The target.
+
+    Returns
+    -------
+    task : str
+    """
+    fitted = getattr(estimator, "task_", None)
+    if fitted in ("classification", "regression"):
+        return str(fitted)
+    params = estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
+    return detect_task(y, params.get("task", "auto"))
 
 
 def selector_scores(estimator) -> NDArray[np.float64]:
@@ -151,7 +180,10 @@ def permutation_null(
         scores = _fit_scores(estimator, X, y)
     fast = getattr(estimator, "_permuted_scores", None)
     if fast is not None:
-        null = fast(np.asarray(X, dtype=np.float64), codes[perms])
+        # class codes, or a continuous target's values: each row one permuted target
+        regression = target_task(estimator, y) == "regression"
+        labels = np.asarray(y, dtype=np.float64) if regression else codes
+        null = fast(np.asarray(X, dtype=np.float64), labels[perms])
     else:
         blocks = np.array_split(perms, max(1, min(n_permutations, 4 * (n_jobs or 1))))
         parts = map_tasks(
@@ -280,7 +312,8 @@ def feature_pvalues(
     X : array-like of shape (n_samples, n_features)
         Training data.
     y : array-like of shape (n_samples,)
-        Labels.
+        Class labels, or a continuous target for an estimator that takes one
+        (its values are permuted).
     null : {"permutation", "pooled-permutation", "shadow"}, default="permutation"
         The null (see :mod:`localselect.evidence._null`).
     n_draws : int or None, default=None

@@ -17,6 +17,7 @@ from localselect.evidence._indices import (
     meinshausen_buhlmann_bound,
     nogueira_stability,
 )
+from localselect.evidence._null import target_task
 
 __all__ = ["StabilitySelection"]
 
@@ -24,9 +25,16 @@ __all__ = ["StabilitySelection"]
 MB_SAMPLE_FRACTION = 0.5
 
 
-def subsample_rows(y, fraction: float, rng) -> np.ndarray:
+def subsample_rows(y, fraction: float, rng, *, stratify: bool = True) -> np.ndarray:
     """Rows of one subsample: ``max(1, floor(fraction * n_c))`` of each class ``c``, drawn
-    without replacement (stratified, so every class stays), in increasing order."""
+    without replacement (stratified, so every class stays), in increasing order.
+
+    A continuous target (``stratify=False``): ``max(1, floor(fraction * n))`` rows
+    drawn without replacement from all rows, Meinshausen and Buhlmann's plain subsample.
+    """
+    if not stratify:
+        n = len(y)
+        return np.sort(rng.choice(n, max(1, int(np.floor(fraction * n))), replace=False))
     _, codes = np.unique(y, return_inverse=True)
     rows = [
         rng.choice(members, max(1, int(np.floor(fraction * members.size))), replace=False)
@@ -48,7 +56,9 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
     ``estimator`` is fitted on ``n_subsamples`` random subsamples of about
     ``sample_fraction * n_samples`` rows (without replacement, as in
     Meinshausen and Buhlmann 2010, Sec. 2; stratified by class, see
-    :func:`subsample_rows`, so no subsample loses a class); a feature's selection probability
+    :func:`subsample_rows`, so no subsample loses a class; a continuous target,
+    for an estimator that takes one, is subsampled without strata); a feature's
+    selection probability
     is the fraction of fits whose ``get_support()`` contains it, and the
     features whose probability reaches ``threshold`` are selected. With
     subsamples of half the rows (``sample_fraction=0.5``, the assumption of
@@ -151,7 +161,8 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Training data.
         y : array-like of shape (n_samples,)
-            Labels.
+            Class labels, or a continuous target for an estimator that takes
+            one (:func:`~localselect.evidence._null.target_task`).
 
         Returns
         -------
@@ -163,9 +174,10 @@ class StabilitySelection(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
             self, X, y, dtype=np.float64, ensure_all_finite="allow-nan" if nan else True
         )
         rng = check_random_state(self.random_state)
+        stratify = target_task(self.estimator, y) == "classification"
         draws = [
             (
-                subsample_rows(y, self.sample_fraction, rng),
+                subsample_rows(y, self.sample_fraction, rng, stratify=stratify),
                 int(rng.randint(np.iinfo(np.int32).max)),
             )
             for _ in range(self.n_subsamples)

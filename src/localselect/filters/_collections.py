@@ -140,8 +140,14 @@ def mrmr_from_counts(
 
 
 def fit_mrmr_collection(estimator, blocks: RowBlocks, summary: Summary, counts, log):
-    """``MRMR.fit`` on a Dask collection (see the module docstring)."""
+    """``MRMR.fit`` on a Dask collection (see the module docstring): MID on class labels."""
     _refuse_auto(estimator)
+    if estimator.criterion != "mid" or estimator.task == "regression":
+        raise ValueError(
+            f"MRMR(criterion={estimator.criterion!r}, task={estimator.task!r}) on a Dask "
+            "collection: only criterion='mid' on class labels fits from block counts; fit "
+            "the F-statistic criteria or a continuous target on a sample in memory."
+        )
     for name in ("pvalues_", "qvalues_", "null_"):
         estimator.__dict__.pop(name, None)
     log(1, "MRMR on a Dask collection: %d samples, %d features", *blocks.X.shape)

@@ -1,4 +1,4 @@
-"""mRMR (minimum redundancy, maximum relevance), the MID criterion of Peng, Long and Ding.
+"""mRMR (minimum redundancy, maximum relevance): MID (Peng et al.), FCD and FCQ (Ding, Peng).
 
 Why our own: the LFS paper's mRMR column (Armanfard et al. 2016, Table 1) is
 Peng's mutual-information mRMR; the PyPI package ``mrmr-selection`` scores
@@ -14,6 +14,19 @@ data), then greedily add the feature maximising
 Mutual information uses natural logarithms and plug-in frequencies. Ties go to
 the lowest feature index (``argmax`` takes the first).
 
+For a continuous target (``task_ == "regression"``) the MID criterion
+discretises ``y`` into the same three states as the features (Peng et al.'s
+treatment of every continuous variable), so relevance and redundancy stay
+plug-in mutual informations on one scale. Ding and Peng's (2005) criteria for
+continuous data score relevance by the F-statistic ``F(x_j, y)`` (the one-way
+ANOVA F of the classes, or for a continuous ``y`` the F of the univariate
+linear regression, ``(n - 2) r^2 / (1 - r^2)``, scikit-learn's
+``f_regression``) and redundancy by the mean absolute Pearson correlation
+``c_j = mean_{s in S} |corr(x_j, x_s)|``: FCD adds the feature maximising
+``F_j - c_j``, FCQ the one maximising ``F_j / c_j`` (their Table 1;
+``c_j`` floored at :data:`FCQ_FLOOR`, ours, so a feature uncorrelated with
+the selected ones gets a finite score).
+
 Complexity: O(N M) per added feature (one contingency product of the newly
 selected feature against all others), O(N M k) in total, memory O(N M).
 """
@@ -21,6 +34,7 @@ selected feature against all others), O(N M k) in total, memory O(N M).
 from __future__ import annotations
 
 from numbers import Real
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -28,7 +42,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from localselect._compat import Interval
+from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect.base import (
     N_FEATURES_CONSTRAINT,
@@ -36,11 +50,25 @@ from localselect.base import (
     GlobalRelevanceMixin,
     LabelledFitMixin,
     resolve_n_features,
+    shared_constraints,
 )
 from localselect.evidence import NullResult, bh_qvalues, empirical_pvalues
 from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, NULL_SEED
 
-__all__ = ["MRMR", "discretize_three_states", "mrmr_order", "relevance_permuted"]
+__all__ = [
+    "CRITERIA",
+    "MRMR",
+    "discretize_three_states",
+    "f_statistic",
+    "fstat_order",
+    "mrmr_order",
+    "relevance_permuted",
+]
+
+#: The criteria of :class:`MRMR`: Peng et al.'s MID, Ding and Peng's FCD and FCQ.
+CRITERIA = ("mid", "fcd", "fcq")
+#: Smallest mean absolute correlation FCQ divides by (ours; Ding and Peng give none).
+FCQ_FLOOR = 1e-3
 
 
 def discretize_three_states(X: ArrayLike, scale: float = 1.0) -> NDArray[np.int64]:
@@ -125,15 +153,31 @@ def mrmr_order(
     y_onehot = np.eye(y_idx.max() + 1)[y_idx]
     relevance = _mi_from_joint(np.einsum("nms,nc->msc", onehot, y_onehot))
     k = min(n_features_to_select, m)
+
+    def redundancy_to(j):
+        return _mi_from_joint(np.einsum("ns,nmt->mst", onehot[:, j, :], onehot))
+
+    return _greedy(relevance, redundancy_to, k, quotient=False)
+
+
+def _greedy(
+    relevance: NDArray[np.float64], redundancy_to: Any, k: int, quotient: bool
+) -> NDArray[np.int64]:
+    """Greedy mRMR: start at the most relevant feature, then add the best ``relevance``
+    minus (or, with ``quotient``, over) the mean redundancy to the chosen ones.
+
+    ``redundancy_to(j)`` returns the redundancy of every feature with feature ``j``.
+    Ties go to the lowest index (``argmax`` takes the first).
+    """
+    m = relevance.shape[0]
     order = [int(np.argmax(relevance))]
     redundancy_sum = np.zeros(m)
     chosen = np.zeros(m, dtype=bool)
     chosen[order[0]] = True
     while len(order) < k:
-        last = onehot[:, order[-1], :]  # (n, S)
-        joint = np.einsum("ns,nmt->mst", last, onehot)
-        redundancy_sum += _mi_from_joint(joint)
-        score = relevance - redundancy_sum / len(order)
+        redundancy_sum += redundancy_to(order[-1])
+        mean = redundancy_sum / len(order)
+        score = relevance / np.maximum(mean, FCQ_FLOOR) if quotient else relevance - mean
         score[chosen] = -np.inf
         best = int(np.argmax(score))
         order.append(best)
@@ -141,26 +185,125 @@ def mrmr_order(
     return np.asarray(order, dtype=np.int64)
 
 
+def f_statistic(X: ArrayLike, labellings: ArrayLike, regression: bool) -> NDArray[np.float64]:
+    """F-statistic of every feature for every labelling (Ding and Peng's relevance).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Continuous features.
+    labellings : array-like of shape (n_labellings, n_samples)
+        Class codes ``0 .. C-1`` (one-way ANOVA F with ``C - 1`` and ``n - C``
+        degrees of freedom, as scikit-learn's ``f_classif``) or, with
+        ``regression``, continuous targets (``(n - 2) r^2 / (1 - r^2)`` of the
+        Pearson correlation ``r``, as ``f_regression``).
+    regression : bool
+        Whether the labellings are continuous.
+
+    Returns
+    -------
+    F : ndarray of shape (n_labellings, n_features)
+        Finite and non-negative: a constant feature (or target) scores 0, a
+        perfect fit a large finite value (denominators floored at machine
+        epsilon).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.atleast_2d(np.asarray(labellings))
+    n = X.shape[0]
+    Xc = X - X.mean(axis=0)
+    sst = np.einsum("nm,nm->m", Xc, Xc)
+    tiny = np.finfo(np.float64).eps
+    flat = sst <= n * (1e-12 * (1.0 + np.abs(X.mean(axis=0)))) ** 2  # constant columns
+    if regression:
+        Yc = Y.astype(np.float64) - Y.mean(axis=1, keepdims=True)
+        denom = np.sqrt(np.outer(np.einsum("bn,bn->b", Yc, Yc), sst))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(denom > 0, (Yc @ Xc) / denom, 0.0)
+        r2 = np.where(flat[None, :], 0.0, np.minimum(r * r, 1.0))
+        return (n - 2) * r2 / np.maximum(1.0 - r2, tiny)
+    codes = Y.astype(np.intp)
+    n_classes = int(codes.max()) + 1
+    out = np.empty((codes.shape[0], X.shape[1]))
+    block = max(1, 2_000_000 // max(1, n * n_classes))
+    for start in range(0, codes.shape[0], block):
+        part = codes[start : start + block]
+        onehot = np.zeros((part.shape[0], n, n_classes))
+        onehot[np.arange(part.shape[0])[:, None], np.arange(n)[None, :], part] = 1.0
+        counts = onehot.sum(axis=1)  # (B, C)
+        sums = np.einsum("bnc,nm->bcm", onehot, Xc)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ssb = np.where(counts[:, :, None] > 0, sums**2 / counts[:, :, None], 0.0).sum(axis=1)
+        ssw = np.maximum(sst[None, :] - ssb, 0.0)
+        df_between = np.maximum((counts > 0).sum(axis=1) - 1, 1)[:, None]
+        df_within = max(n - n_classes, 1)
+        F = (ssb / df_between) / np.maximum(ssw / df_within, tiny)
+        out[start : start + part.shape[0]] = np.where(flat[None, :], 0.0, F)
+    return out
+
+
+def fstat_order(
+    X: ArrayLike, relevance: NDArray[np.float64], n_features_to_select: int, quotient: bool
+) -> NDArray[np.int64]:
+    """Indices of the first ``n_features_to_select`` features in FCD (or FCQ) order.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Continuous features (redundancy: absolute Pearson correlations; a
+        constant feature is uncorrelated with every other).
+    relevance : ndarray of shape (n_features,)
+        The F-statistics (:func:`f_statistic`).
+    n_features_to_select : int
+        How many features to rank.
+    quotient : bool
+        FCQ (``F / c``) instead of FCD (``F - c``).
+
+    Returns
+    -------
+    order : ndarray of shape (n_features_to_select,)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    Z = X - X.mean(axis=0)
+    norm = np.sqrt(np.einsum("nm,nm->m", Z, Z))
+    Z = np.divide(Z, norm, out=np.zeros_like(Z), where=norm > 0)
+    k = min(n_features_to_select, X.shape[1])
+    return _greedy(relevance, lambda j: np.abs(Z.T @ Z[:, j]), k, quotient)
+
+
 @fill_doc
 class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator):
-    """Minimum-redundancy maximum-relevance (mRMR) selection on three-state features.
+    """Minimum-redundancy maximum-relevance (mRMR) selection, for classes or a continuous target.
 
     The MID criterion of Peng, Long and Ding on features discretised into
-    three states.
+    three states (default), or Ding and Peng's FCD / FCQ criteria on the
+    continuous features (F-statistic relevance, correlation redundancy). A
+    continuous ``y`` is detected (``task="auto"``) and scored as in the
+    module docstring: MID on ``y`` cut into the same three states, FCD/FCQ
+    with the F-statistic of the univariate regression.
 
     Parameters
     ----------
     n_features_to_select : int, float or "auto", default=10
         Number of features to keep (an int, capped at the number of
         features), a fraction of the features (a float in (0, 1]), or
-        ``"auto"``: the features whose relevance ``I(x_j; y)`` is significant
-        at false discovery rate ``fdr`` (Benjamini-Hochberg q-values against
-        1000 label permutations, exact for this univariate score), in mRMR
-        order.
+        ``"auto"``: the features whose relevance (``I(x_j; y)`` for MID, the
+        F-statistic for FCD/FCQ) is significant at false discovery rate
+        ``fdr`` (Benjamini-Hochberg q-values against 1000 label
+        permutations, exact for this univariate score), in mRMR order.
     fdr : float, default=0.1
         Target false discovery rate of ``"auto"``; unused otherwise.
     scale : float, default=1.0
-        Discretisation thresholds at ``mean -+ scale * std`` per feature.
+        Discretisation thresholds at ``mean -+ scale * std`` per feature (and
+        of a continuous ``y`` for MID); unused by FCD/FCQ.
+    criterion : {"mid", "fcd", "fcq"}, default="mid"
+        ``"mid"``: mutual-information difference on three-state features
+        (Peng et al. 2005, eq. (6), (7)); ``"fcd"``: F-statistic minus mean
+        absolute correlation; ``"fcq"``: their quotient (Ding and Peng 2005,
+        Table 1).
+    task : {"auto", "classification", "regression"}, default="auto"
+        What ``y`` is: ``"auto"`` reads it (floats that are not all integers
+        are a continuous target); pass ``"regression"`` for an integer target
+        that is a quantity, ``"classification"`` for float class labels.
 
     Attributes
     ----------
@@ -171,13 +314,21 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
         relevance and their Benjamini-Hochberg q-values.
     null_ : NullResult
         Only with ``"auto"``: the relevances and their permuted draws.
-    %(fitted_classes_attributes)s
+    task_ : {"classification", "regression"}
+        The task of the fit.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels seen in ``fit`` (not set for a continuous target).
+    %(fitted_input_attributes)s
 
     References
     ----------
     H. Peng, F. Long and C. Ding, "Feature selection based on mutual information:
     criteria of max-dependency, max-relevance, and min-redundancy", IEEE TPAMI
     27(8), 2005.
+
+    C. Ding and H. Peng, "Minimum redundancy feature selection from microarray
+    gene expression data", Journal of Bioinformatics and Computational Biology
+    3(2), 185-205, 2005.
 
     Examples
     --------
@@ -188,37 +339,68 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
     >>> X = np.c_[rng.normal(size=200), y + 0.3 * rng.normal(size=200), rng.normal(size=200)]
     >>> MRMR(n_features_to_select=1).fit(X, y).get_support(indices=True)
     array([1])
+    >>> target = X[:, 2] + 0.1 * rng.normal(size=200)  # a continuous y
+    >>> MRMR(n_features_to_select=1, criterion="fcq").fit(X, target).get_support(indices=True)
+    array([2])
     """
 
-    _declaration = Declaration("mrmr")  # fast enough with its defaults
+    _declaration = Declaration("mrmr", targets=("classes", "continuous"))
     _parameter_constraints = {
         # a count or a fraction: mRMR has no score that None could threshold
         "n_features_to_select": [*N_FEATURES_CONSTRAINT[:2], AUTO],
         "fdr": FDR_CONSTRAINT,
         "scale": [Interval(Real, 0, None, closed="neither")],
+        "criterion": [StrOptions(set(CRITERIA))],
+        **shared_constraints("task"),
     }
 
-    def __init__(self, n_features_to_select=10, *, fdr=0.1, scale=1.0):
+    def __init__(
+        self, n_features_to_select=10, *, fdr=0.1, scale=1.0, criterion="mid", task="auto"
+    ):
         self.n_features_to_select = n_features_to_select
         self.fdr = fdr
         self.scale = scale
+        self.criterion = criterion
+        self.task = task
 
-    def _fit(self, X, codes, log):
+    def _labelling(self, target):
+        """What relevance is computed against: class codes, ``y``'s three states (MID on a
+        continuous ``y``) or ``y`` itself (FCD/FCQ on a continuous ``y``)."""
+        if self.task_ == "regression" and self.criterion == "mid":
+            return discretize_three_states(target[:, None], self.scale)[:, 0]
+        return target
+
+    def _relevance(self, X, states, labellings):
+        """Relevance of every feature for every row of ``labellings``."""
+        if self.criterion == "mid":
+            return relevance_permuted(states, labellings)
+        return f_statistic(X, labellings, self.task_ == "regression")
+
+    def _order(self, X, states, labelling, k):
+        if self.criterion == "mid":
+            return mrmr_order(states, labelling, k)
+        relevance = self._relevance(X, states, labelling[None, :])[0]
+        return fstat_order(X, relevance, k, quotient=self.criterion == "fcq")
+
+    def _fit(self, X, target, log):
         for name in ("pvalues_", "qvalues_", "null_"):
             self.__dict__.pop(name, None)
         states = discretize_three_states(X, self.scale)
+        labelling = self._labelling(target)
         if self.n_features_to_select != "auto":
             k = resolve_n_features(self.n_features_to_select, X.shape[1])
-            self.ranking_ = mrmr_order(states, codes, k)
+            self.ranking_ = self._order(X, states, labelling, k)
             return self
         rng = np.random.default_rng(NULL_SEED)
-        perms = np.stack([rng.permutation(codes) for _ in range(1000)])
-        scores = relevance_permuted(states, codes[None, :])[0]
-        self.null_ = NullResult(scores, relevance_permuted(states, perms), "permutation")
+        perms = np.stack([rng.permutation(labelling) for _ in range(1000)])
+        scores = self._relevance(X, states, labelling[None, :])[0]
+        self.null_ = NullResult(scores, self._relevance(X, states, perms), "permutation")
         self.pvalues_ = empirical_pvalues(self.null_)
         self.qvalues_ = bh_qvalues(self.pvalues_)
         keep = np.flatnonzero(self.qvalues_ <= self.fdr)
-        order = mrmr_order(states[:, keep], codes, keep.size) if keep.size else keep
+        order = (
+            self._order(X[:, keep], states[:, keep], labelling, keep.size) if keep.size else keep
+        )
         self.ranking_ = keep[order].astype(np.int64)
         return self
 

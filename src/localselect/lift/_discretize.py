@@ -13,7 +13,55 @@ from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
 
-__all__ = ["MahalanobisQuantileDiscretizer"]
+__all__ = ["MahalanobisQuantileDiscretizer", "quantile_bins"]
+
+
+def quantile_bins(y, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cut a continuous target at its sample quantiles (LLDS on a continuous ``y``; ours).
+
+    The cut points are the sample quantiles of ``y`` at ``1/n_bins``,
+    ``2/n_bins``, ... (linear interpolation, ``numpy.quantile``'s default);
+    bin ``b`` holds the values in ``(edge_b, edge_{b+1}]`` (the first bin also
+    its lower end). Repeated cut points (ties in ``y``) are merged and empty
+    bins dropped, so fewer bins may come back.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The continuous target (finite).
+    n_bins : int
+        Number of bins asked for (at least 2).
+
+    Returns
+    -------
+    codes : ndarray of shape (n_samples,), dtype=int64
+        Bin of each sample, ``0 .. n_kept - 1`` in increasing order of ``y``.
+    edges : ndarray of shape (n_kept, 2)
+        ``(low, high]`` of each kept bin.
+
+    Raises
+    ------
+    ValueError
+        ``y`` takes a single value.
+
+    Examples
+    --------
+    >>> codes, edges = quantile_bins([0.1, 0.4, 0.2, 0.9, 0.7, 0.3], 3)
+    >>> codes.tolist()
+    [0, 1, 0, 2, 2, 1]
+    """
+    y = np.asarray(y, dtype=np.float64).ravel()
+    inner = np.unique(np.quantile(y, np.linspace(0.0, 1.0, n_bins + 1)[1:-1]))
+    raw = np.searchsorted(inner, y, side="left")
+    used, codes = np.unique(raw, return_inverse=True)
+    if used.size < 2:
+        raise ValueError(
+            f"y takes a single value ({y[0]!r}); a continuous target needs at least two "
+            "distinct values to be cut into quantile bins."
+        )
+    bounds = np.r_[y.min(), inner, y.max()]
+    edges = np.c_[bounds[used], bounds[used + 1]]
+    return codes.astype(np.int64), edges
 
 
 def _mahalanobis_to_zero(X: np.ndarray, precision: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
 from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
 from localselect.lift._coding import FeatureCodes, JointCodes, decode_ranking, plain
-from localselect.lift._discretize import MahalanobisQuantileDiscretizer
+from localselect.lift._discretize import MahalanobisQuantileDiscretizer, quantile_bins
 from localselect.lift._driver import auto_size, search_lattice
 from localselect.lift._measures import encode_discrete
 from localselect.lift._search import SearchTooLong, subsets_total
@@ -76,7 +76,9 @@ class LiftFeatureSelector(
     target_class : label, default=None
         The class y whose lift is maximised (``"profiles"``) or reported in
         the ``lift`` column (``"windows"``). ``None``: every class (the
-        ``"profiles"`` ranking then keeps ``top_k`` profiles per class).
+        ``"profiles"`` ranking then keeps ``top_k`` profiles per class). For
+        a continuous target, a bin index ``0 .. n_bins - 1`` (``target_bins -
+        1`` is where ``y`` is highest; ``target_edges_`` gives the ranges).
     top_k : int, default=10
         Results kept in ``results_`` (per target class for ``"profiles"``).
     discretizer : "auto", transformer or None, default="auto"
@@ -96,6 +98,17 @@ class LiftFeatureSelector(
         shorten it. The estimate times a few subsets of each size (at most
         about half a second) and extrapolates to all of them (see Notes).
         ``None`` never refuses.
+    target_bins : int, default=3
+        A continuous target (``task_ == "regression"``) is cut at its sample
+        quantiles into this many bins (tertiles by default, as
+        ``discretizer="auto"`` cuts the features), which then play the part
+        of the classes (:func:`~localselect.lift._discretize.quantile_bins`;
+        ties in ``y`` may merge bins). Our extension: the paper defines the
+        lift for a discrete ``Y``. Unused for class labels.
+    task : {"auto", "classification", "regression"}, default="auto"
+        What ``y`` is: ``"auto"`` reads it (floats that are not all integers
+        are a continuous target); ``"regression"`` for an integer target
+        that is a quantity, ``"classification"`` for float class labels.
     n_jobs : int, default=None
         Parallel jobs over blocks of feature subsets (one block per first
         feature for the profile lattice); results do not depend on it.
@@ -135,7 +148,13 @@ class LiftFeatureSelector(
     local_relevance_ : ndarray of shape (n_samples, n_features_in_)
         :meth:`local_relevance` of the training rows.
     classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``.
+        Class labels seen in ``fit`` (not set for a continuous target).
+    target_edges_ : ndarray of shape (n_bins, 2)
+        Only for a continuous target: the ``(low, high]`` range of ``y`` of
+        each quantile bin; the bins are the labels ``0 .. n_bins - 1`` of
+        ``target_class`` and of the ``target_class`` column of ``results_``.
+    task_ : {"classification", "regression"}
+        The task of the fit.
     categories_ : list of ndarray
         Observed values of each feature (after the discretizer), in code order.
     n_visited_ : int
@@ -202,7 +221,8 @@ class LiftFeatureSelector(
     lexicographic order of column indices and value codes.
     **Deviations**: the paper gives no search bounds; ``max_features``, the
     window limit and the lattice size limit are ours. A class with a single
-    sample is accepted (the lift is defined for it).
+    sample is accepted (the lift is defined for it). A continuous target cut
+    into ``target_bins`` quantile bins is ours (the paper's ``Y`` is discrete).
 
     %(references_llds)s
 
@@ -232,6 +252,7 @@ class LiftFeatureSelector(
             "discretizer": KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
         },
         holds=(MahalanobisQuantileDiscretizer, f"{__name__}._TertileBins"),
+        targets=("classes", "continuous"),
     )
     _parameter_constraints = {
         "resolution": [StrOptions({"features", "windows", "profiles"})],
@@ -241,7 +262,8 @@ class LiftFeatureSelector(
         "top_k": [Interval(Integral, 1, None, closed="left")],
         "discretizer": [HasMethods(["fit_transform"]), StrOptions({"auto"}), None],
         "max_seconds": [Interval(Real, 0, None, closed="neither"), None],
-        **shared_constraints("n_jobs", "verbose"),
+        "target_bins": [Interval(Integral, 2, None, closed="left")],
+        **shared_constraints("task", "n_jobs", "verbose"),
     }
 
     def __init__(
@@ -254,6 +276,8 @@ class LiftFeatureSelector(
         top_k=10,
         discretizer="auto",
         max_seconds=60.0,
+        target_bins=3,
+        task="auto",
         n_jobs=None,
         verbose=0,
     ):
@@ -264,6 +288,8 @@ class LiftFeatureSelector(
         self.top_k = top_k
         self.discretizer = discretizer
         self.max_seconds = max_seconds
+        self.target_bins = target_bins
+        self.task = task
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -318,15 +344,26 @@ class LiftFeatureSelector(
             )
         return FeatureCodes(encode_discrete(Xf))
 
+    def _labels(self) -> np.ndarray:
+        """The classes, or for a continuous target the bin indices ``0 .. n_bins - 1``."""
+        if self.task_ == "regression":
+            return np.arange(len(self.target_edges_))
+        return self.classes_
+
     def _targets(self) -> list[int]:
         """Class codes whose lift is ranked: ``target_class``, or every class."""
+        labels = self._labels()
         if self.target_class is None:
-            return list(range(len(self.classes_)))
-        hits = np.flatnonzero(self.classes_ == self.target_class)
+            return list(range(len(labels)))
+        hits = np.flatnonzero(labels == self.target_class)
         if len(hits) == 0:
+            what = (
+                "class of y; the classes"
+                if self.task_ == "classification"
+                else "bin of y; the bins"
+            )
             raise ValueError(
-                f"target_class={self.target_class!r} is not a class of y; the classes "
-                f"are {self.classes_.tolist()}."
+                f"target_class={self.target_class!r} is not a {what} are {labels.tolist()}."
             )
         return [int(hits[0])]
 
@@ -334,8 +371,11 @@ class LiftFeatureSelector(
         # X is validated by LabelledFitMixin.fit as given (dtype=None: strings,
         # categories and NaN stay; see the tags).
         start = time.perf_counter()
+        self.__dict__.pop("target_edges_", None)
+        if self.task_ == "regression":
+            codes, self.target_edges_ = quantile_bins(codes, self.target_bins)
         y_codes = codes.astype(np.int64)
-        n_classes = len(self.classes_)
+        n_classes = len(self._labels())
         targets = self._targets()
         n_features = X.shape[1]
         auto = isinstance(self.max_features, str)
@@ -405,7 +445,7 @@ class LiftFeatureSelector(
                 f"No {self.resolution[:-1]} reaches min_support={self.min_support} (searched "
                 f"{self.n_counted_} candidates); lower min_support or allow more features."
             )
-        ranking = decode_ranking(search.records, coding, names, self.classes_)
+        ranking = decode_ranking(search.records, coding, names, self._labels())
         self.results_ = ranking.results
         self.best_features_ = ranking.best_features
         self.regions_ = ranking.regions

@@ -39,7 +39,9 @@ def plot_local_subspaces(
     n_samples : int, default=10
         How many rows to show when ``samples`` is None.
     sample_labels : sequence, default=None
-        A label per row of the mask (for example its class), shown on the y axis.
+        A label per row of the mask (for example its class, or its value of a
+        continuous target), shown on the y axis; non-integer numbers are
+        shown to 3 significant digits.
     feature_names : sequence of str, default=None
         Column labels; default ``feature_names_in_`` or ``x1 .. xM``.
     %(plot_ax_title_returns)s
@@ -64,7 +66,7 @@ def plot_local_subspaces(
     labels = [f"#{r}" for r in rows]
     if sample_labels is not None:
         sample_labels = np.asarray(sample_labels)
-        labels = [f"#{r} ({sample_labels[r]})" for r in rows]
+        labels = [f"#{r} ({_label(sample_labels[r])})" for r in rows]
     ax.set_yticks(np.arange(rows.size), labels)
     if mask.shape[1] <= 60:
         ax.set_xticks(np.arange(mask.shape[1]), names, rotation=90)
@@ -72,6 +74,13 @@ def plot_local_subspaces(
     ax.set_ylabel("sample")
     ax.set_title(title or "Local feature subsets")
     return fig
+
+
+def _label(value: Any) -> str:
+    """A class label as it is; a continuous target's value to 3 significant digits."""
+    if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+        return f"{float(value):.3g}"
+    return str(value)
 
 
 class RecoveryScores(NamedTuple):

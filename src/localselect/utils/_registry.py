@@ -14,10 +14,32 @@ from typing import Any
 
 from sklearn.base import BaseEstimator, clone
 
-from localselect._estimators import PROFILES, profile_params, registered
+from localselect._estimators import PROFILES, continuous_target_names, profile_params, registered
 from localselect.utils.discovery import all_estimators
 
-__all__ = ["fast_estimators", "fast_params"]
+__all__ = ["continuous_target_estimators", "fast_estimators", "fast_params"]
+
+
+def continuous_target_estimators() -> list[tuple[str, type]]:
+    """The estimators whose ``fit`` takes a continuous target (a regression ``y``).
+
+    Read from the estimators' declarations (``targets=("classes",
+    "continuous")``); every other estimator refuses a continuous ``y`` with a
+    message naming these.
+
+    Returns
+    -------
+    estimators : list of (str, type)
+        ``(name, class)`` pairs sorted by name.
+
+    Examples
+    --------
+    >>> from localselect.utils import continuous_target_estimators
+    >>> "MRMR" in dict(continuous_target_estimators())
+    True
+    """
+    classes = registered()
+    return [(name, classes[name]) for name in continuous_target_names()]
 
 
 def _fresh(cls: type, profile: str) -> dict[str, Any]:

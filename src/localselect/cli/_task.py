@@ -1,0 +1,132 @@
+"""The task of a ``select`` run: class labels or a continuous target (``--task``).
+
+``select`` reads the target column, detects the task as the estimators do
+(:func:`localselect._targets.detect_task`: floats that are not all integers
+are continuous) unless ``--task`` names it, says which on the terminal, and
+hands it to an estimator that takes a ``task`` parameter, so the library and
+the command line agree. A continuous target for a method defined for class
+labels is refused before any fit, naming the methods that take one. Where the
+fitted model predicts a continuous target, the run reports its R^2 and RMSE
+on the training rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from localselect._estimators import cli_methods, continuous_target_names, declaration
+from localselect.cli._errors import CLIError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["add_task_argument", "describe_task", "regression_scores", "resolve_task"]
+
+
+def add_task_argument(p: argparse.ArgumentParser) -> None:
+    """``--task auto|classification|regression``."""
+    p.add_argument(
+        "--task",
+        choices=["auto", "classification", "regression"],
+        default="auto",
+        help="what the target is: auto (floats that are not all integers are a continuous "
+        "target, anything else class labels), classification, or regression (an integer "
+        "target that is a quantity); select prints the task it used",
+    )
+
+
+def _taker_methods() -> str:
+    takers = set(continuous_target_names())
+    names = sorted(name for name, cls in cli_methods().items() if cls.__name__ in takers)
+    return ", ".join(names) if names else "none yet"
+
+
+def resolve_task(
+    frame: pd.DataFrame, target: str, args: argparse.Namespace, estimator: Any
+) -> str:
+    """The run's task, set on ``estimator`` when it takes ``task``; refusals as :class:`CLIError`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The input table.
+    target : str
+        The target column (its missing values are ignored here).
+    args : argparse.Namespace
+        ``args.task``: ``"auto"``, ``"classification"`` or ``"regression"``.
+    estimator : estimator instance
+        Unfitted; its ``task`` parameter, if any, is set to the task found.
+
+    Returns
+    -------
+    task : {"classification", "regression"}
+    """
+    from localselect._targets import detect_task
+
+    if target not in frame.columns:
+        return "classification"  # prepare() names the missing column
+    wanted = getattr(args, "task", "auto") or "auto"
+    y = frame[target].dropna().to_numpy()
+    try:
+        task = detect_task(y, wanted)
+    except ValueError as exc:
+        raise CLIError(f"--task {wanted}: {exc}") from exc
+    found = declaration(type(estimator))
+    takes = found is not None and "continuous" in found.targets
+    if task == "regression" and not takes:
+        how = "--task regression" if wanted == "regression" else "the target is continuous"
+        raise CLIError(
+            f"{how}, and {type(estimator).__name__} is defined for class labels. Methods that "
+            f"take a continuous target: {_taker_methods()}. If {target!r} holds class labels, "
+            "pass --task classification."
+        )
+    if "task" in estimator.get_params(deep=False):
+        estimator.set_params(task=task)
+    return task
+
+
+def describe_task(task: str, y: Any, wanted: str) -> str:
+    """The terminal line: the task and why (detected, or ``--task``)."""
+    import numpy as np
+
+    values = np.asarray(y)
+    if wanted != "auto":
+        why = f"--task {wanted}"
+    elif task == "regression":
+        why = f"detected: {len(np.unique(values))} distinct values, not all integers"
+    else:
+        why = f"detected: {len(np.unique(values))} classes"
+    return f"task: {task} ({why})"
+
+
+def regression_scores(estimator: Any, X_model: Any, y: Any) -> dict[str, float]:
+    """R^2 and RMSE of the model's predictions on the training rows, where it predicts.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        Fitted on a continuous target (``task_ == "regression"``).
+    X_model : array-like
+        The rows as the estimator saw them.
+    y : array-like
+        The target.
+
+    Returns
+    -------
+    scores : dict
+        ``{"training_r2": ..., "training_rmse": ...}``; empty when the model
+        does not predict (a selector without ``predict``) or the task is not a
+        regression.
+    """
+    import numpy as np
+    from sklearn.metrics import mean_squared_error, r2_score
+
+    if getattr(estimator, "task_", None) != "regression" or not hasattr(estimator, "predict"):
+        return {}
+    prediction = np.asarray(estimator.predict(X_model), dtype=np.float64)
+    truth = np.asarray(y, dtype=np.float64)
+    return {
+        "training_r2": float(r2_score(truth, prediction)),
+        "training_rmse": float(np.sqrt(mean_squared_error(truth, prediction))),
+    }
