@@ -35,7 +35,8 @@ def _estimator(name, **params):
     cls = registered()[name]
     accepted = inspect.signature(cls).parameters
     wanted = {"n_features_to_select": 2, "random_state": 0, **params}
-    return cls(**fast_params(name, "check"), **{k: v for k, v in wanted.items() if k in accepted})
+    chosen = {k: v for k, v in wanted.items() if k in accepted}
+    return cls(**{**fast_params(name, "check"), **chosen})
 
 
 def _takes_auto(name):
