@@ -85,6 +85,7 @@ def _make(name: str, k: int | str, seed: int, quick: bool):
 
         return classes["LiftFeatureSelector"](
             "profiles",
+            task="regression",
             max_features=2,
             min_support=0.05,
             discretizer=KBinsDiscretizer(
@@ -96,7 +97,8 @@ def _make(name: str, k: int | str, seed: int, quick: bool):
     accepted = inspect.signature(cls).parameters
     if name == "LiftFeatureSelector" and not quick:
         params["max_features"] = 2
-    extra = {"n_features_to_select": k, "random_state": seed}
+    # every target here is a quantity (diabetes' is whole numbers): no detection
+    extra = {"n_features_to_select": k, "random_state": seed, "task": "regression"}
     params.update({key: value for key, value in extra.items() if key in accepted})
     return cls(**params)
 
