@@ -25,7 +25,7 @@ collection each step is a reduction over the row blocks
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,7 +39,6 @@ __all__ = [
     "block_codes",
     "column_kinds",
     "exact_quantiles",
-    "as_codes_spec",
     "linear_quantile",
     "observed_categories",
 ]
@@ -163,9 +162,9 @@ def _order_statistics(blocks: RowBlocks, cols, ranks, lo, hi) -> NDArray[np.floa
             blocks, _gather_block, _merge_gathered, cols[todo], lo[todo], hi[todo],
             name="localselect-llds-gather",
         )  # fmt: skip
-        for k, t in enumerate(todo):
-            sorted_values = np.sort(values[k])
-            position = int(ranks[t] - below[k])
+        for i, t in enumerate(todo):
+            sorted_values = np.sort(values[i])
+            position = int(ranks[t] - below[i])
             if not 0 <= position < len(sorted_values):
                 raise RuntimeError("exact quantile: the rank left its bracket")  # a bug
             value[t] = sorted_values[position]
@@ -234,8 +233,3 @@ def block_codes(x: NDArray[np.float64], spec: CodeSpec) -> NDArray[np.int64]:
     for j, categories in enumerate(spec.categories):
         codes[:, j] = np.searchsorted(categories, values[:, j])
     return codes
-
-
-def as_codes_spec(binned: Any, edges: Any, categories: Any) -> CodeSpec:
-    """A :class:`CodeSpec` of plain arrays."""
-    return CodeSpec(np.asarray(binned, np.int64), np.asarray(edges, np.float64), categories)
