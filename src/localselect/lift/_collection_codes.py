@@ -76,10 +76,10 @@ def linear_quantile(n: int, q: NDArray[np.float64]) -> tuple[NDArray, NDArray, N
     """Ranks ``(previous, next)`` and weights of NumPy's linear quantiles of ``n`` values.
 
     The arithmetic of ``numpy.quantile(method="linear")``: virtual index
-    ``n q + (1 - q) - 1``, its floor and the fractional part ``gamma``, ranks
-    clipped to ``[0, n - 1]``.
+    ``(n - 1) q``, its floor and the fractional part ``gamma``, ranks clipped
+    to ``[0, n - 1]``.
     """
-    virtual = n * q + (1 + q * (1 - 1 - 1)) - 1
+    virtual = (n - 1) * q
     previous = np.floor(virtual)
     following = previous + 1
     above = virtual >= n - 1
