@@ -209,7 +209,8 @@ def test_per_row_answers_of_a_local_selector(dask_client):
 
 def test_estimators_without_a_dask_fit_refuse_by_name(dask_client):
     X, y = _collections(1)
-    with pytest.raises(ValueError, match=r"Simba has no fit on Dask.*FisherScore, MRMR, ReliefF"):
+    listed = r"Simba has no fit on Dask.*FisherScore, LiftFeatureSelector, MRMR, ReliefF"
+    with pytest.raises(ValueError, match=listed):
         Simba().fit(X, y)
     with pytest.raises(ValueError, match="shadow features"):
         ReliefF(n_features_to_select="auto").fit(X, y)

@@ -30,7 +30,8 @@ over rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from itertools import combinations
 from math import comb
 from typing import NamedTuple
@@ -59,11 +60,13 @@ __all__ = [
     "SearchTooLong",
     "count_subsets",
     "estimate_search_seconds",
+    "features_records",
     "profile_search_seconds",
     "search_profiles",
     "search_subsets",
     "subset_runner",
     "subsets_total",
+    "windows_records",
 ]
 
 
@@ -238,11 +241,17 @@ def _tables(
             yield subset, codes, cards, counts, ids, n_complete
 
 
-def _features_chunk(subsets: list[tuple[int, ...]], task: _Task) -> tuple[list[dict], int, int]:
-    """Algorithm 1 on a chunk: one record per subset (every subset counted, all pass)."""
+def features_records(
+    tables: Iterable[tuple[tuple[int, ...], FloatArray, int]], n_classes: int
+) -> list[dict]:
+    """Algorithm 1 from contingency tables: one record per ``(subset, counts, n_complete)``.
+
+    ``counts`` is the (observed profiles, classes) table of the subset's
+    complete rows; eta(X_A) = I(X_A; Y) / H(Y) (eq. (2)).
+    """
     records = []
-    all_classes = list(range(task.n_classes))
-    for subset, _, _, counts, _, n_complete in _tables(subsets, task):
+    all_classes = list(range(n_classes))
+    for subset, counts, n_complete in tables:
         kl, ce = _plogp_terms(counts)
         den = ce.sum()
         eta = 0.0 if den <= 0 else float(min(max(kl.sum() / den, 0.0), 1.0))
@@ -259,6 +268,13 @@ def _features_chunk(subsets: list[tuple[int, ...]], task: _Task) -> tuple[list[d
                 "target": -1,
             }
         )
+    return records
+
+
+def _features_chunk(subsets: list[tuple[int, ...]], task: _Task) -> tuple[list[dict], int, int]:
+    """Algorithm 1 on a chunk: one record per subset (every subset counted, all pass)."""
+    tables = ((s, counts, n) for s, _, _, counts, _, n in _tables(subsets, task))
+    records = features_records(tables, task.n_classes)
     return records, len(subsets), len(records)
 
 
@@ -334,12 +350,23 @@ def _window_masks(n_profiles: int) -> NDArray[np.float64]:
     return ((bits[:, None] >> np.arange(n_profiles)) & 1).astype(np.float64)
 
 
-def _windows_chunk(subsets: list[tuple[int, ...]], task: _Task) -> tuple[list[dict], int, int]:
-    """Algorithm 2 on a chunk: each subset's ``top_k`` windows, windows visited and passed."""
-    min_support, top_k, targets = task.min_support, task.top_k, task.targets
+def windows_records(
+    tables: Iterable[tuple[tuple[int, ...], FloatArray, Callable[[], list[tuple]], int]],
+    *,
+    min_support: float,
+    top_k: int,
+    targets: Sequence[int],
+) -> tuple[list[dict], int, int]:
+    """Algorithm 2 from contingency tables: each subset's ``top_k`` windows (eq. (3)).
+
+    ``tables`` yields ``(subset, counts, labels, n_complete)`` with ``counts``
+    the (observed profiles, classes) table in increasing profile order and
+    ``labels()`` the profiles' value codes in that order (called only when a
+    window qualifies). Returns the records, windows visited and passed.
+    """
     records: list[dict] = []
     visited = passed = 0
-    for subset, codes, cards, counts, ids, n_complete in _tables(subsets, task):
+    for subset, counts, labels_of, n_complete in tables:
         kl, ce = _plogp_terms(counts)
         freq = counts.sum(axis=1) / n_complete
         n_prof = len(counts)
@@ -364,7 +391,7 @@ def _windows_chunk(subsets: list[tuple[int, ...]], task: _Task) -> tuple[list[di
         if len(cand) == 0:
             continue
         best = cand[np.lexsort((-support[cand], -eta[cand]))][:top_k]
-        labels = _decode(ids, cards, codes)
+        labels = labels_of()
         for w in best:
             rows = masks[w] > 0
             records.append(
@@ -380,6 +407,17 @@ def _windows_chunk(subsets: list[tuple[int, ...]], task: _Task) -> tuple[list[di
                 }
             )
     return records, visited, passed
+
+
+def _windows_chunk(subsets: list[tuple[int, ...]], task: _Task) -> tuple[list[dict], int, int]:
+    """Algorithm 2 on a chunk: each subset's ``top_k`` windows, windows visited and passed."""
+    tables = (
+        (subset, counts, partial(_decode, ids, cards, codes), n_complete)
+        for subset, codes, cards, counts, ids, n_complete in _tables(subsets, task)
+    )
+    return windows_records(
+        tables, min_support=task.min_support, top_k=task.top_k, targets=task.targets
+    )
 
 
 #: Seconds per candidate profile of the pruned search, at 1,000 rows and per
