@@ -91,35 +91,50 @@ def _regime_label(regimes: Regimes, r: int) -> str:
     return label + ")"
 
 
-def _embed(X: Any, embedding: Any, weights: np.ndarray | None) -> np.ndarray:
-    """2-D map: ``embedding``, or PCA of the z-scored columns times ``weights``."""
+def _embed(X: Any, embedding: Any, weights: Any, names: list[str]):
+    """``(points, axis labels)``: ``embedding``, or PCA of the z-scored columns times ``weights``.
+
+    A PCA axis is labelled by the (at most) two columns with the largest
+    loadings, so a reader sees which input columns the map spreads.
+    """
     if embedding is not None:
         points = np.asarray(embedding, dtype=np.float64)
         if points.ndim != 2 or points.shape[1] != 2:
             raise ValueError(f"embedding must have shape (n_rows, 2); got {points.shape}.")
-        return points
+        return points, ("", "")
     from sklearn.decomposition import PCA
 
     values = np.asarray(X, dtype=np.float64)
     values = values - values.mean(axis=0)
     scale = values.std(axis=0)
     values = np.divide(values, scale, out=np.zeros_like(values), where=scale > 0)
+    kept = np.arange(values.shape[1])
+    column = names if len(names) == len(kept) else None
     if weights is not None and len(weights) == values.shape[1] and weights.max() > 0:
-        values = values[:, weights > 0] * weights[weights > 0]
+        kept = np.flatnonzero(weights > 0)
+        values = values[:, kept] * weights[kept]
     if values.shape[1] < 2:
-        return np.column_stack([values[:, 0], np.zeros(len(values))])
-    return PCA(n_components=2, random_state=0).fit_transform(values)
+        return np.column_stack([values[:, 0], np.zeros(len(values))]), ("", "")
+    pca = PCA(n_components=2, random_state=0).fit(values)
+    labels = []
+    for axis, loading in enumerate(pca.components_):
+        top = np.argsort(-np.abs(loading), kind="stable")[:2]
+        parts = [column[kept[j]] if column else f"column {kept[j] + 1}" for j in top]
+        labels.append(f"PC{axis + 1}: mostly {', '.join(parts)}")
+    return pca.transform(values), tuple(labels)
 
 
-def _draw_map(ax, points, regimes, colours, title):
+def _draw_map(ax, points, regimes, colours, title, axis_labels=("", "")):
     n = regimes.n_regimes
-    size = 12 if len(points) <= 2000 else 5
+    size = 12 if len(points) <= 2000 else 4
     for r in range(n):
         rows = regimes.labels == r
         ax.scatter(*points[rows].T, s=size, color=colours[r], label=f"R{r + 1}", linewidths=0)
     ax.set_title(title, fontsize=10)
     ax.set_xticks([])
     ax.set_yticks([])
+    ax.set_xlabel(axis_labels[0], fontsize=8)
+    ax.set_ylabel(axis_labels[1], fontsize=8)
     if n <= MAX_LEGEND:
         ax.legend(fontsize=7, markerscale=1.5, loc="best", ncols=1 if n <= 6 else 2)
 
@@ -203,11 +218,11 @@ def plot_regimes(
     weights = None
     if scale == "relevance":
         weights = (regimes.sizes / regimes.sizes.sum()) @ regimes.mean_relevance
-    points = _embed(X, embedding, weights)
-    if len(points) != len(regimes.labels):
-        raise ValueError(f"{len(points)} rows to draw; the regimes have {len(regimes.labels)}.")
     n_features = regimes.mean_relevance.shape[1]
     names = feature_names_for(source, n_features, feature_names)
+    points, axis_labels = _embed(X, embedding, weights, names)
+    if len(points) != len(regimes.labels):
+        raise ValueError(f"{len(points)} rows to draw; the regimes have {len(regimes.labels)}.")
     colours = _colours(regimes.n_regimes)
     width = 12.0 if n_features > 30 else 10.0
     height = max(4.2, min(9.0, 2.2 + 0.18 * regimes.n_regimes))
@@ -216,7 +231,7 @@ def plot_regimes(
     where = "the given embedding"
     if embedding is None:
         where = "PCA, columns by relevance" if scale == "relevance" else "PCA of the input"
-    _draw_map(left, points, regimes, colours, f"rows by regime ({where})")
+    _draw_map(left, points, regimes, colours, f"rows by regime\n({where})", axis_labels)
     image = _draw_heatmap(right, regimes, names, _feature_order(regimes), colours)
     fig.colorbar(image, ax=right, shrink=0.8, label="mean relevance")
     fig.suptitle(title or f"{regimes.n_regimes} regime(s) of rows that use the same features")
