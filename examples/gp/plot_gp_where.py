@@ -38,5 +38,5 @@ for subset in np.unique(relevant, axis=0):
 # %%
 # The where figure
 # ----------------
-fig = plot_regimes(regimes, X)
+plot_regimes(regimes, X, fig=plt.figure())
 plt.show()

@@ -35,5 +35,5 @@ print(f"adjusted Rand index against the true groups: {ari:.2f}")
 # ----------------
 # Three regimes: one uses ``x1`` and ``x2``, one ``x1``, one ``x2``, as the
 # generator's subclasses do; the 20 noise columns are used by no regime.
-fig = plot_regimes(regimes, X)
+plot_regimes(regimes, X, fig=plt.figure())
 plt.show()

@@ -39,5 +39,5 @@ print(f"adjusted Rand index against a's sides: {adjusted_rand_score(X['a'], regi
 # %%
 # The where figure
 # ----------------
-fig = plot_regimes(regimes, X.to_numpy(dtype=float), feature_names=X.columns)
+plot_regimes(regimes, X.to_numpy(dtype=float), feature_names=X.columns, fig=plt.figure())
 plt.show()

@@ -36,12 +36,13 @@ print(f"adjusted Rand index against the true groups: {ari:.2f}")
 # %%
 # The where figure
 # ----------------
-fig = plot_regimes(regimes, X)
+plot_regimes(regimes, X, fig=plt.figure())
 plt.show()
 
 # %%
 # Every row's relevance, ordered by regime
 # ----------------------------------------
 # SHAP's heat map, for subsets: the rows of each regime share their features.
-fig = plot_regime_rows(regimes, relevance=selector.local_relevance(X))
+fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
+plot_regime_rows(regimes, relevance=selector.local_relevance(X), ax=ax)
 plt.show()

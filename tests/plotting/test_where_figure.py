@@ -85,3 +85,12 @@ def test_the_default_map_separates_regimes_among_noise_columns():
     assert map_accuracy("relevance") >= 0.95
     assert map_accuracy("standard") < 0.8
     assert "columns by relevance" in plot_regimes(regimes, X).axes[0].get_title()
+
+
+def test_plot_regimes_draws_into_a_given_figure():
+    from matplotlib.figure import Figure
+
+    relevance, X, y = _answers(3, 6)
+    given = Figure()
+    fig = plot_regimes(relevance, X, y, random_state=0, fig=given)
+    assert fig is given and len(fig.axes) == 3  # map, heat map, colour bar

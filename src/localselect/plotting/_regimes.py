@@ -164,6 +164,7 @@ def plot_regimes(
     feature_names: Any = None,
     random_state: Any = None,
     title: str | None = None,
+    fig: Any = None,
 ):
     """Where each feature matters: rows in a 2-D map by regime, beside each regime's features.
 
@@ -202,6 +203,9 @@ def plot_regimes(
         For :func:`~localselect.regimes.find_regimes`.
     title : str, default=None
         Figure title; default the number of regimes.
+    fig : matplotlib Figure, default=None
+        An empty figure to draw into (e.g. ``plt.figure()``, so that pyplot
+        shows it; its size is set here); default a new display-free figure.
 
     Returns
     -------
@@ -226,7 +230,11 @@ def plot_regimes(
     colours = _colours(regimes.n_regimes)
     width = 12.0 if n_features > 30 else 10.0
     height = max(4.2, min(9.0, 2.2 + 0.18 * regimes.n_regimes))
-    fig = Figure(figsize=(width, height), layout="constrained")
+    if fig is None:
+        fig = Figure(figsize=(width, height), layout="constrained")
+    else:
+        fig.set_size_inches(width, height)
+        fig.set_layout_engine("constrained")
     left, right = fig.subplots(1, 2, width_ratios=[1, 1.6])
     where = "the given embedding"
     if embedding is None:
