@@ -20,6 +20,7 @@ from pathlib import Path
 # Preferred order of the sections (a module missing here is appended).
 SECTIONS = [
     "localselect.base",
+    "localselect.regimes",
     "localselect.lfs",
     "localselect.margin",
     "localselect.gp",

@@ -88,6 +88,10 @@ def test_demo_runs_every_estimator_and_writes_a_report(capsys, tmp_path, monkeyp
     page = (tmp_path / "report.html").read_text()
     assert "<table" in page and "FisherScore on lfs_synthetic" in page
     assert "data:image/png;base64," in page
+    # the page leads with the answer (issue 39): regimes in words before the table
+    answer = page.index("The answer: which features matter where")
+    assert answer < page.index("<table") and answer < page.index("Every method")
+    assert "lfs_synthetic: " in page and "regime" in page[answer : page.index("Every method")]
 
 
 def test_python_dash_m_entry_point():

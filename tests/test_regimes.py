@@ -66,12 +66,51 @@ def test_lfs_regimes_match_the_generators_truth(seed):
     assert adjusted_rand_score(_truth(relevant), regimes.labels) >= 0.8
 
 
+def test_groups_that_use_the_same_features_merge_into_one_regime():
+    # Two true regimes ({x1, x3} where t < 0, {x2, x3} where t >= 0); the answers vary in
+    # strength inside each regime and are mixed near the switch, so k-means finds its best
+    # silhouette with more groups than regimes. "auto" merges groups with the same features
+    # and folds groups under MIN_SHARE of the rows: two regimes, the switch recovered
+    # (k-means alone: silhouette 0.98 at k=4, one group per side and strength).
+    rng = np.random.default_rng(0)
+    n = 1200
+    t = rng.uniform(-1, 1, n)
+    X = np.column_stack([t, rng.standard_normal((n, 3))])
+    strength = rng.choice([0.3, 1.0], n)
+    relevance = np.zeros((n, 3))
+    relevance[:, 2] = 1.0
+    relevance[t < 0, 0] = strength[t < 0]
+    relevance[t >= 0, 1] = strength[t >= 0]
+    mixed = np.abs(t) < 0.02
+    relevance[mixed, :2] = rng.uniform(0.2, 1.0, (mixed.sum(), 2))
+    regimes = find_regimes(relevance, X, random_state=0)
+    assert regimes.n_regimes == 2
+    assert sorted(sorted(f.tolist()) for f in regimes.features) == [[0, 2], [1, 2]]
+    assert adjusted_rand_score(t < 0, regimes.labels) >= 0.9
+    # asked for, a count is kept as given (no merging): the two strengths per side
+    four = find_regimes(relevance, X, n_regimes=4, n_neighbors=0, random_state=0)
+    assert four.n_regimes == 4
+
+
+def test_a_regime_under_the_minimum_share_is_folded():
+    masks = np.zeros((500, 4), dtype=bool)
+    masks[:250, 0] = masks[250:495, 1] = True
+    masks[495:, 3] = True  # 1 % of the rows with a subset of their own
+    regimes = find_regimes(masks, n_neighbors=0, random_state=0)
+    assert regimes.n_regimes == 2
+    assert regimes.sizes.sum() == 500
+
+
 @pytest.mark.slow
-def test_syn4_regimes_match_the_switch():
-    # Syn4 (INVASE): x1 x2 where x11 < 0, x3..x6 where x11 >= 0. Measured: ARI 0.82 on
-    # the 10,000 training rows of seed 0, 0.80 on 2,000 held-out rows.
-    X, y, relevant = make_instancewise_synthetic(10_000, "syn4", random_state=0)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_syn4_regimes_match_the_switch(seed):
+    # Syn4 (INVASE): x1 x2 where x11 < 0, x3..x6 where x11 >= 0. Measured on the 10,000
+    # training rows: ARI 0.82, 0.92, 0.94 (seeds 0-2; 0.89 for seed 3), two regimes each;
+    # before merging groups with the same features "auto" chose 2, 4, 5 regimes (ARI 0.82,
+    # 0.64, 0.51).
+    X, y, relevant = make_instancewise_synthetic(10_000, "syn4", random_state=seed)
     saliency = ConditionalSaliencySelection(random_state=0).fit(X, y)
     regimes = find_regimes(saliency, X, y, random_state=0)
     assert regimes.n_regimes == 2
+    assert sorted(sorted(f.tolist()) for f in regimes.features) == [[0, 1, 10], [2, 3, 4, 5, 10]]
     assert adjusted_rand_score(_truth(relevant), regimes.labels) >= 0.8

@@ -41,3 +41,21 @@ def test_the_report_leads_with_the_answer(lfs_table, tmp_path, method):
     cells = np.array(re.findall(r"<td>([^<]*)</td>", table)).reshape(-1, len(header))
     assert "importance" in header
     assert not (cells == "NaN").all(axis=0).any()  # no all-NaN (evidence) columns
+
+
+def test_no_two_class_legend_when_the_unselected_bars_are_zero():
+    # a local selection frequency: the features never selected have frequency 0, so every
+    # drawn bar is selected and a "highlighted / other" legend would name a colour not shown
+    from localselect.cli._report import _figures
+
+    names = ["a", "b", "c", "d"]
+    importances = pd.DataFrame(
+        {"feature": names, "importance": [0.8, 0.4, 0.0, 0.0], "selected": [1, 1, 0, 0]}
+    )
+    masks = np.array([[1, 1, 0, 0], [1, 0, 0, 0]], dtype=bool)
+    figures = _figures(masks, names, None, importances=importances, masks=masks)
+    caption, fig = figures[0]
+    assert "red" not in caption and fig.axes[0].get_legend() is None
+    importances.loc[2, "importance"] = 0.1  # a drawn bar not selected: the legend is useful
+    caption, fig = _figures(masks, names, None, importances=importances, masks=masks)[0]
+    assert "red: selected" in caption and fig.axes[0].get_legend() is not None

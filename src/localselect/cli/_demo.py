@@ -199,6 +199,40 @@ def run_demo(
     return 1 if any(r.error is not None for r in rows) else 0
 
 
+def _answer_section(problems: list[DemoProblem], rows: list[DemoRow]) -> list[str]:
+    """The answer first: per problem, the regimes of the most accurate local selector.
+
+    :func:`localselect.regimes.find_regimes` of its answers on the training
+    rows as the pipeline saw them (standardised), in words and as the where
+    figure (:func:`localselect.plotting.plot_regimes`).
+    """
+    import html
+
+    from localselect import plotting
+    from localselect.cli._report import figure_to_html
+    from localselect.regimes import find_regimes
+
+    parts = ["<h2>The answer: which features matter where</h2>"]
+    for problem in problems:
+        local = [r for r in rows if r.problem == problem.name and r.error is None
+                 and r.fitted is not None and _is_local(r.fitted)]  # fmt: skip
+        if not local:
+            continue
+        best = max(local, key=lambda r: r.accuracy or 0.0)
+        X = StandardScaler().fit_transform(problem.X_train)
+        regimes = find_regimes(best.fitted, X, problem.y_train, random_state=0)
+        text = regimes.describe(problem.feature_names)
+        parts.append(
+            f"<h3>{html.escape(problem.name)}: {html.escape(best.method)} "
+            f"(the most accurate local selector, {best.accuracy:.3f})</h3>"
+            f'<p class="answer">{html.escape(text)}</p>'
+        )
+        if regimes.n_regimes > 1:
+            fig = plotting.plot_regimes(regimes, X, feature_names=problem.feature_names)
+            parts.append(figure_to_html(fig, f"where each feature matters, {best.method}"))
+    return parts if len(parts) > 1 else []
+
+
 def write_demo_report(folder: Path, problems: list[DemoProblem], rows: list[DemoRow]) -> Path:
     """Write ``report.html`` (the table and each selector's figures) and ``results.csv``."""
     import html
@@ -228,8 +262,11 @@ def write_demo_report(folder: Path, problems: list[DemoProblem], rows: list[Demo
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         "<title>localselect demo</title><style>body{font-family:sans-serif;max-width:1100px;"
         "margin:2em auto}table{border-collapse:collapse}td,th{padding:2px 8px;"
-        "border-bottom:1px solid #ddd;text-align:left}img{max-width:100%}</style></head><body>",
+        "border-bottom:1px solid #ddd;text-align:left}img{max-width:100%}"
+        ".answer{font-size:1.1em;line-height:1.5}</style></head><body>",
         "<h1>localselect demo</h1>",
+        *_answer_section(problems, rows),
+        "<h2>Every method</h2>",
         "<p>Test accuracy after a stratified split; global selectors feed a 5-NN, "
         "classifiers predict themselves. Recovery counts the truly relevant features "
         "(known for the synthetic data) among those selected.</p>",

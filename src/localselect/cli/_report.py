@@ -106,8 +106,11 @@ def _figures(
         selected = by_name.loc[names, "selected"].to_numpy(dtype=bool)
         source = importances.attrs.get("importance_source", "importance")
         what = "Selection frequency across rows" if local else f"Feature importances ({source})"
-        # one colour when every bar is selected: a legend of one class says nothing
-        highlight = None if selected.all() or not selected.any() else selected
+        # one colour when every drawn bar is selected (the others are 0 high): a legend of
+        # one class says nothing
+        drawn = values != 0
+        one_class = selected[drawn].all() or not selected.any()
+        highlight = None if one_class else selected
         if highlight is not None:
             what += "; red: selected"
         figures.append(_frequency_figure(what, values, names, highlight))

@@ -18,14 +18,43 @@ MAX_FEATURE_LABELS = 40
 MAX_LEGEND = 12
 
 
+#: Least contrast of a regime colour with white (WCAG 2.1's 3:1 for graphics and large text).
+MIN_CONTRAST = 3.0
+
+
+def _luminance(rgb: np.ndarray) -> float:
+    """WCAG 2.1 relative luminance of an sRGB colour."""
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+
 def _colours(n: int) -> list[Any]:
+    """``n`` regime colours readable as text and points on white.
+
+    Up to 10: ``tab10``; more: hues spread evenly around the colour wheel
+    with the lightness cycling 0.30 / 0.50 / 0.40 so that neighbours differ.
+    Each is darkened (by 10 % steps) until its contrast with white,
+    :math:`1.05 / (L + 0.05)` for relative luminance :math:`L`, is at least
+    :data:`MIN_CONTRAST`: no pale yellow or cyan label on a white page.
+    """
+    import colorsys
+
     from matplotlib import colormaps
 
     if n <= 10:
-        return [colormaps["tab10"](i) for i in range(n)]
-    if n <= 20:
-        return [colormaps["tab20"](i) for i in range(n)]
-    return [colormaps["turbo"](t) for t in np.linspace(0.05, 0.95, n)]
+        colours = [np.array(colormaps["tab10"](i)[:3]) for i in range(n)]
+    else:
+        hues = np.linspace(0.0, 1.0, n, endpoint=False)
+        colours = [
+            np.array(colorsys.hls_to_rgb(h, (0.30, 0.50, 0.40)[i % 3], 0.8))
+            for i, h in enumerate(hues)
+        ]
+    readable = []
+    for rgb in colours:
+        while 1.05 / (_luminance(rgb) + 0.05) < MIN_CONTRAST:
+            rgb = rgb * 0.9
+        readable.append((*rgb.tolist(), 1.0))
+    return readable
 
 
 def _regimes_of(source: Any, X: Any, y: Any, random_state: Any) -> Regimes:
@@ -62,32 +91,50 @@ def _regime_label(regimes: Regimes, r: int) -> str:
     return label + ")"
 
 
-def _embed(X: Any, embedding: Any) -> np.ndarray:
+def _embed(X: Any, embedding: Any, weights: Any, names: list[str]):
+    """``(points, axis labels)``: ``embedding``, or PCA of the z-scored columns times ``weights``.
+
+    A PCA axis is labelled by the (at most) two columns with the largest
+    loadings, so a reader sees which input columns the map spreads.
+    """
     if embedding is not None:
         points = np.asarray(embedding, dtype=np.float64)
         if points.ndim != 2 or points.shape[1] != 2:
             raise ValueError(f"embedding must have shape (n_rows, 2); got {points.shape}.")
-        return points
+        return points, ("", "")
     from sklearn.decomposition import PCA
 
     values = np.asarray(X, dtype=np.float64)
     values = values - values.mean(axis=0)
     scale = values.std(axis=0)
     values = np.divide(values, scale, out=np.zeros_like(values), where=scale > 0)
+    kept = np.arange(values.shape[1])
+    column = names if len(names) == len(kept) else None
+    if weights is not None and len(weights) == values.shape[1] and weights.max() > 0:
+        kept = np.flatnonzero(weights > 0)
+        values = values[:, kept] * weights[kept]
     if values.shape[1] < 2:
-        return np.column_stack([values[:, 0], np.zeros(len(values))])
-    return PCA(n_components=2, random_state=0).fit_transform(values)
+        return np.column_stack([values[:, 0], np.zeros(len(values))]), ("", "")
+    pca = PCA(n_components=2, random_state=0).fit(values)
+    labels = []
+    for axis, loading in enumerate(pca.components_):
+        top = np.argsort(-np.abs(loading), kind="stable")[:2]
+        parts = [column[kept[j]] if column else f"column {kept[j] + 1}" for j in top]
+        labels.append(f"PC{axis + 1}: mostly {', '.join(parts)}")
+    return pca.transform(values), tuple(labels)
 
 
-def _draw_map(ax, points, regimes, colours, title):
+def _draw_map(ax, points, regimes, colours, title, axis_labels=("", "")):
     n = regimes.n_regimes
-    size = 12 if len(points) <= 2000 else 5
+    size = 12 if len(points) <= 2000 else 4
     for r in range(n):
         rows = regimes.labels == r
         ax.scatter(*points[rows].T, s=size, color=colours[r], label=f"R{r + 1}", linewidths=0)
     ax.set_title(title, fontsize=10)
     ax.set_xticks([])
     ax.set_yticks([])
+    ax.set_xlabel(axis_labels[0], fontsize=8)
+    ax.set_ylabel(axis_labels[1], fontsize=8)
     if n <= MAX_LEGEND:
         ax.legend(fontsize=7, markerscale=1.5, loc="best", ncols=1 if n <= 6 else 2)
 
@@ -113,14 +160,17 @@ def plot_regimes(
     y: Any = None,
     *,
     embedding: Any = None,
+    scale: str = "relevance",
     feature_names: Any = None,
     random_state: Any = None,
     title: str | None = None,
+    fig: Any = None,
 ):
     """Where each feature matters: rows in a 2-D map by regime, beside each regime's features.
 
-    Left: the rows in a 2-D map of the input (PCA of the z-scored columns, or
-    ``embedding``), coloured by regime. Right: a regimes x features heat map
+    Left: the rows in a 2-D map of the input (PCA of the z-scored columns,
+    each weighted by its mean relevance, or ``embedding``), coloured by
+    regime. Right: a regimes x features heat map
     of the mean ``local_relevance``, features ordered by their size-weighted
     mean relevance (labels thinned to at most :data:`MAX_FEATURE_LABELS`), each
     row labelled with the regime's size and its largest class (or mean
@@ -137,6 +187,15 @@ def plot_regimes(
         Labels for the class mix (when ``source`` is not already regimes).
     embedding : array-like of shape (n_rows, 2), default=None
         Coordinates of the rows for the map (t-SNE, UMAP, two columns ...).
+    scale : {"relevance", "standard"}, default="relevance"
+        The map's PCA (without ``embedding``) is of the z-scored columns of
+        ``X``; ``"relevance"`` multiplies column :math:`j` by
+        :math:`\\bar r_j`, the mean ``local_relevance`` of feature :math:`j`
+        over the rows (the size-weighted mean of the regimes' rows), and drops
+        the columns no row uses. When most columns are noise, a plain PCA
+        (``"standard"``) spends its two axes on them and the regimes overlap
+        on the map; weighted, the axes follow the columns the answer uses.
+        Used when ``X`` has one column per feature of the regimes.
     feature_names : sequence of str, default=None
         Feature names; default the selector's ``feature_names_in_`` or
         ``x1 .. xM``.
@@ -144,6 +203,9 @@ def plot_regimes(
         For :func:`~localselect.regimes.find_regimes`.
     title : str, default=None
         Figure title; default the number of regimes.
+    fig : matplotlib Figure, default=None
+        An empty figure to draw into (e.g. ``plt.figure()``, so that pyplot
+        shows it; its size is set here); default a new display-free figure.
 
     Returns
     -------
@@ -155,18 +217,29 @@ def plot_regimes(
     regimes = _regimes_of(source, X, y, random_state)
     if X is None and embedding is None:
         raise ValueError("Pass X (the rows) or an embedding for the map.")
-    points = _embed(X, embedding)
-    if len(points) != len(regimes.labels):
-        raise ValueError(f"{len(points)} rows to draw; the regimes have {len(regimes.labels)}.")
+    if scale not in ("relevance", "standard"):
+        raise ValueError(f"scale must be 'relevance' or 'standard'; got {scale!r}.")
+    weights = None
+    if scale == "relevance":
+        weights = (regimes.sizes / regimes.sizes.sum()) @ regimes.mean_relevance
     n_features = regimes.mean_relevance.shape[1]
     names = feature_names_for(source, n_features, feature_names)
+    points, axis_labels = _embed(X, embedding, weights, names)
+    if len(points) != len(regimes.labels):
+        raise ValueError(f"{len(points)} rows to draw; the regimes have {len(regimes.labels)}.")
     colours = _colours(regimes.n_regimes)
     width = 12.0 if n_features > 30 else 10.0
     height = max(4.2, min(9.0, 2.2 + 0.18 * regimes.n_regimes))
-    fig = Figure(figsize=(width, height), layout="constrained")
+    if fig is None:
+        fig = Figure(figsize=(width, height), layout="constrained")
+    else:
+        fig.set_size_inches(width, height)
+        fig.set_layout_engine("constrained")
     left, right = fig.subplots(1, 2, width_ratios=[1, 1.6])
-    where = "PCA of the input" if embedding is None else "the given embedding"
-    _draw_map(left, points, regimes, colours, f"rows by regime ({where})")
+    where = "the given embedding"
+    if embedding is None:
+        where = "PCA, columns by relevance" if scale == "relevance" else "PCA of the input"
+    _draw_map(left, points, regimes, colours, f"rows by regime\n({where})", axis_labels)
     image = _draw_heatmap(right, regimes, names, _feature_order(regimes), colours)
     fig.colorbar(image, ax=right, shrink=0.8, label="mean relevance")
     fig.suptitle(title or f"{regimes.n_regimes} regime(s) of rows that use the same features")
