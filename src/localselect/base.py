@@ -67,8 +67,10 @@ The module also holds the rules every estimator shares:
 
 from __future__ import annotations
 
+import functools
 import logging
 from abc import ABCMeta, abstractmethod
+from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
@@ -79,9 +81,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
-from localselect._estimators import Declaration
+from localselect._estimators import Declaration, registered
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
+from localselect._runtime._collections import is_collection, map_rows, row_blocks, summarise
 from localselect._targets import TASK_CONSTRAINT, check_target
 from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, EvidenceMixin
 
@@ -95,8 +98,11 @@ __all__ = [
     "ScoreSelectorMixin",
     "TargetRequiredMixin",
     "check_classification_data",
+    "collection_fit",
+    "collection_fit_names",
     "local_relevance",
     "local_support",
+    "register_collection_fit",
     "relevance_scope",
     "resolve_n_features",
     "shared_constraints",
@@ -190,12 +196,20 @@ def check_classification_data(
     """
     check_classification_targets(y)
     classes, codes = np.unique(y, return_inverse=True)
+    check_class_counts(
+        name, classes, np.bincount(codes, minlength=len(classes)), min_class_size, why
+    )
+    return classes, codes.astype(np.intp)
+
+
+def check_class_counts(name: str, classes, counts, min_class_size: int = 1, why: str = ""):
+    """The class checks of :func:`check_classification_data`, from the counts per class."""
     if len(classes) < 2:
         raise ValueError(
             f"{name} needs at least 2 classes in y; got 1 class ({classes.tolist()[0]!r}). "
             "Pass labels of two or more classes."
         )
-    counts = np.bincount(codes, minlength=len(classes))
+    counts = np.asarray(counts)
     small = counts < min_class_size
     if small.any():
         reason = f" ({why})" if why else ""
@@ -205,7 +219,6 @@ def check_classification_data(
             f"class(es) {classes[small].tolist()!r} have {have}. "
             "Remove them or add samples."
         )
-    return classes, codes.astype(np.intp)
 
 
 def resolve_n_features(n_features_to_select, n_features: int) -> int | None:
@@ -304,7 +317,93 @@ def verbose_log(logger: logging.Logger, verbose: int) -> Reporter:
     return Reporter(logger, verbose)
 
 
-class LocalSelectorMixin(TransformerMixin, metaclass=ABCMeta):
+#: The per-row methods a fitted selector answers block by block on a Dask collection.
+ROW_METHODS = ("get_local_support", "local_relevance", "transform", "predict", "predict_proba")
+
+
+def _answer_block(estimator, name: str, args: tuple, kwargs: dict, block):
+    """One row block's answer (on a worker): the estimator's in-memory method."""
+    return getattr(estimator, name)(block, *args, **kwargs)
+
+
+def _input_names(estimator) -> list:
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        return [f"x{j}" for j in range(estimator.n_features_in_)]
+    return [str(n) for n in names]
+
+
+def _answer_spec(estimator, name: str, X) -> tuple[str, object, list]:
+    """``(kind, dtype, columns)`` of the answer of method ``name`` (see ``map_rows``)."""
+    if name == "get_local_support":
+        return "matrix", np.dtype(bool), _input_names(estimator)
+    if name == "predict":
+        return "vector", np.asarray(estimator.classes_).dtype, ["prediction"]
+    if name == "predict_proba":
+        return "matrix", np.dtype(np.float64), [str(c) for c in estimator.classes_]
+    columns = _input_names(estimator)
+    if name == "transform":
+        columns = [str(c) for c in estimator.get_feature_names_out()]
+    return "matrix", np.dtype(np.float64), columns
+
+
+def rows_on_collections(method):
+    """``method(X, ...)`` answered block by block when ``X`` is a Dask collection.
+
+    Any other ``X`` goes to ``method`` unchanged. On a ``dask.array`` or
+    ``dask.dataframe``, ``method`` runs on every row block on the workers
+    (:func:`~localselect._runtime._collections.map_rows`) and the answer is a
+    lazy collection of the same rows: a dask array, or a dask dataframe
+    (series for ``predict``) with the partitions' index. Nothing is gathered.
+    """
+    if getattr(method, "_rows_on_collections", False):
+        return method
+    name = method.__name__
+
+    @functools.wraps(method)
+    def answer(self, X=None, *args, **kwargs):
+        if not is_collection(X):
+            return method(self, X, *args, **kwargs)
+        check_is_fitted(self)
+        if kwargs.get("indices"):
+            raise ValueError(
+                f"{name}(indices=True) makes one Python list of index arrays, which a Dask "
+                "collection cannot hold; use the boolean mask (indices=False)."
+            )
+        width = len(X.columns) if hasattr(X, "columns") else X.shape[1]
+        if width != self.n_features_in_:
+            raise ValueError(
+                f"X has {width} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        kind, dtype, columns = _answer_spec(self, name, X)
+        func = functools.partial(_answer_block, self, name, args, kwargs)
+        return map_rows(func, X, kind=kind, dtype=dtype, columns=columns)
+
+    answer._rows_on_collections = True  # type: ignore[attr-defined]
+    return answer
+
+
+class CollectionRowsMixin:
+    """Per-row answers on Dask collections, for every selector below it.
+
+    Each method of :data:`ROW_METHODS` that a subclass defines (or takes from
+    a class it names in its body, as ``transform = SelectorMixin.transform``)
+    is wrapped by :func:`rows_on_collections` when the class is created
+    (scikit-learn's ``set_output`` wraps ``transform`` the same way), so
+    ``predict`` of every local selector works on a ``dask.array`` or
+    ``dask.dataframe`` with no code in the estimator.
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ROW_METHODS:
+            method = cls.__dict__.get(name)
+            if callable(method):
+                setattr(cls, name, rows_on_collections(method))
+
+
+class LocalSelectorMixin(CollectionRowsMixin, TransformerMixin, metaclass=ABCMeta):
     """Mixin for estimators that select a feature subset per sample.
 
     Subclasses implement ``_local_support_mask(X)`` returning a boolean array of
@@ -457,7 +556,7 @@ class LocalSelectorMixin(TransformerMixin, metaclass=ABCMeta):
         return check_feature_names_in(self, input_features)
 
 
-class GlobalRelevanceMixin:
+class GlobalRelevanceMixin(CollectionRowsMixin):
     """Per-row methods for a global selector: every row gets ``get_support()``.
 
     Put it left of ``SelectorMixin``. It adds :meth:`get_local_support` and
@@ -513,6 +612,22 @@ class GlobalRelevanceMixin:
             ``get_local_support(X)`` as float.
         """
         return self.get_local_support(X).astype(np.float64)
+
+    def transform(self, X):
+        """Keep the selected columns (``SelectorMixin.transform``; a Dask collection too).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input samples; a ``dask.array`` or ``dask.dataframe`` is answered
+            block by block, lazily.
+
+        Returns
+        -------
+        X_selected : array of shape (n_samples, n_selected_features)
+            The columns of ``get_support()``.
+        """
+        return super().transform(X)
 
 
 class ScoreSelectorMixin(EvidenceMixin, GlobalRelevanceMixin, SelectorMixin, TargetRequiredMixin):
@@ -600,6 +715,12 @@ def local_support(estimator, X, *, indices=False):
         )
     if X is None:
         raise ValueError(f"{type(estimator).__name__} is a global selector; pass X.")
+    if is_collection(X):
+        if indices:
+            raise ValueError("indices=True is not available on a Dask collection; use the mask.")
+        support = np.asarray(estimator.get_support(), dtype=bool)
+        func = functools.partial(_tile_rows, support)
+        return map_rows(func, X, kind="matrix", dtype=np.dtype(bool), columns=_names_of(X))
     mask = np.tile(np.asarray(estimator.get_support(), dtype=bool), (len(X), 1))
     return mask_or_indices(mask, indices)
 
@@ -620,9 +741,25 @@ def local_relevance(estimator, X):
         ``estimator.local_relevance(X)`` when it has one, else the per-row
         subsets as 0/1.
     """
+    if is_collection(X):
+        if hasattr(estimator, "local_relevance"):
+            return estimator.local_relevance(X)
+        return local_support(estimator, X).astype(np.float64)
     if hasattr(estimator, "local_relevance"):
         return np.asarray(estimator.local_relevance(X), dtype=np.float64)
     return np.asarray(local_support(estimator, X), dtype=bool).astype(np.float64)
+
+
+def _tile_rows(support, block):
+    """``support`` repeated for every row of ``block`` (a plain selector's per-row answer)."""
+    return np.tile(support, (len(block), 1))
+
+
+def _names_of(X) -> list:
+    columns = getattr(X, "columns", None)
+    if columns is not None:
+        return [str(c) for c in columns]
+    return [f"x{j}" for j in range(X.shape[1])]
 
 
 class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
@@ -678,6 +815,8 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
         self : object
             The fitted estimator.
         """
+        if is_collection(X) or is_collection(y):
+            return self._fit_on_collection(X, y)
         input_tags = self.__sklearn_tags__().input_tags
         X, y = validate_data(
             self,
@@ -700,3 +839,115 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
         if evidence is not None:
             evidence(X, target)
         return self
+
+    def _fit_on_collection(self, X, y):
+        """``fit`` on a Dask collection: the estimator's ``_fit_collection``, or a refusal.
+
+        The first pass (:func:`~localselect._runtime._collections.summarise`) runs
+        on the workers and gives the checks of ``fit`` (finite values, magnitudes,
+        classes and their sizes); the subclass's ``_fit_collection(blocks,
+        summary, counts, log)`` then computes the fit from statistics reduced on
+        the workers. Nothing of the table reaches the client.
+        """
+        name = type(self).__name__
+        fit_blocks = collection_fit(type(self))
+        if fit_blocks is None:
+            raise ValueError(collection_refusal(name))
+        if not is_collection(X):
+            raise ValueError(
+                f"{name}: y is a Dask collection but X is not; pass X as a dask array or "
+                "dataframe too (or call .compute() on y)."
+            )
+        blocks = row_blocks(X, y)
+        summary = summarise(blocks)
+        self.n_features_in_ = int(blocks.X.shape[1])
+        self.__dict__.pop("feature_names_in_", None)
+        if blocks.feature_names is not None:
+            self.feature_names_in_ = blocks.feature_names
+        if summary.n == 0:
+            raise ValueError(f"{name}: X has 0 samples; a fit needs at least one.")
+        if summary.nonfinite:
+            raise ValueError(
+                f"Input X contains NaN or infinity ({summary.nonfinite} cells); {name} on a "
+                "Dask collection needs finite values."
+            )
+        check_magnitudes(self, np.vstack([summary.lo, summary.hi]))
+        if summary.continuous:
+            raise ValueError(
+                f"{name} on a Dask collection takes class labels, and y is continuous "
+                "(floats that are not all integers). Pass class labels."
+            )
+        labels = sorted(summary.labels)
+        classes = np.asarray(labels)
+        counts = np.asarray([summary.labels[c] for c in labels], dtype=np.int64)
+        check_classification_targets(classes)
+        check_class_counts(name, classes, counts, self._min_class_size, self._class_size_reason)
+        self.task_ = "classification"
+        self.classes_ = classes
+        fit_blocks(self, blocks, summary, counts, Reporter.for_estimator(self))
+        return self
+
+
+#: Estimator class -> its fit on a Dask collection (:func:`register_collection_fit`).
+_COLLECTION_FITS: dict[type, Callable] = {}
+
+
+def register_collection_fit(estimator_class: type, fit: Callable) -> None:
+    """Give ``estimator_class`` (and its subclasses) a ``fit`` on Dask collections.
+
+    A method's package registers it beside the estimator (e.g.
+    ``localselect.filters``), so the estimator's module need not know about Dask.
+
+    Parameters
+    ----------
+    estimator_class : type
+        An estimator class fitted through :class:`LabelledFitMixin`.
+    fit : callable
+        ``fit(estimator, blocks, summary, counts, log)`` sets the fitted
+        attributes from statistics reduced on the workers;
+        ``LabelledFitMixin.fit`` has already checked the data and set
+        ``n_features_in_``, ``classes_`` and ``task_``.
+    """
+    _COLLECTION_FITS[estimator_class] = fit
+
+
+def collection_fit(estimator_class: type) -> Callable | None:
+    """The fit on Dask collections of ``estimator_class`` (or of its nearest registered base).
+
+    Parameters
+    ----------
+    estimator_class : type
+        An estimator class.
+
+    Returns
+    -------
+    fit : callable or None
+        What :func:`register_collection_fit` registered; None when it has
+        no fit on Dask collections.
+    """
+    for klass in estimator_class.__mro__:
+        if klass in _COLLECTION_FITS:
+            return _COLLECTION_FITS[klass]
+    return None
+
+
+def collection_fit_names() -> list[str]:
+    """Public names of the estimators whose ``fit`` takes a Dask collection.
+
+    Returns
+    -------
+    names : list of str
+        Sorted names, e.g. ``["FisherScore", "MRMR"]``.
+    """
+    return sorted(name for name, cls in registered().items() if collection_fit(cls))
+
+
+def collection_refusal(name: str) -> str:
+    """The message of an estimator without a Dask fit, given a Dask collection."""
+    return (
+        f"{name} has no fit on Dask collections: X is a dask array or dataframe. "
+        f"Estimators that fit one on the workers: {', '.join(collection_fit_names())}. "
+        "For data that fits in memory, call .compute() on X and y first "
+        "(or fit on a sample); every fitted selector answers predict, transform, "
+        "get_local_support and local_relevance on Dask collections."
+    )

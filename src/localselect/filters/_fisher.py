@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_X_y
 from localselect._docstrings import fill_doc
 from localselect.base import Declaration, LabelledFitMixin, ScoreSelectorMixin
 
-__all__ = ["FisherScore", "fisher_score", "fisher_score_permuted"]
+__all__ = ["FisherScore", "fisher_from_moments", "fisher_score", "fisher_score_permuted"]
 
 
 def fisher_score(X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
@@ -88,20 +88,55 @@ def fisher_score_permuted(X: NDArray[np.float64], codes: NDArray[np.intp]) -> ND
         cube = np.zeros((b, n_classes, n))
         cube[np.arange(b)[:, None], part, np.arange(n)[None, :]] = 1.0
         onehot = cube.reshape(b * n_classes, n)
-        counts = onehot.sum(axis=1).reshape(b, n_classes)
-        safe = np.maximum(counts, 1.0)[:, :, None]
-        means = (onehot @ X).reshape(b, n_classes, p) / safe
-        between = np.einsum("bc,bcp->bp", counts, (means - overall) ** 2)
-        second = (onehot @ X2).reshape(b, n_classes, p) / safe
-        within = np.einsum("bc,bcp->bp", counts, second - means**2)
-        within = np.maximum(within, 0.0)  # rounding can leave -1e-17 on constant features
-        tiny = within <= 1e-14 * scale
-        scores = np.divide(between, within, out=np.zeros_like(between), where=~tiny)
-        scores[tiny] = np.where(
-            between[tiny] > 1e-14 * np.broadcast_to(scale, tiny.shape)[tiny], np.inf, 0.0
+        out[start : start + b] = fisher_from_moments(
+            onehot.sum(axis=1).reshape(b, n_classes),
+            (onehot @ X).reshape(b, n_classes, p),
+            (onehot @ X2).reshape(b, n_classes, p),
+            overall,
+            scale,
         )
-        out[start : start + b] = scores
     return out
+
+
+def fisher_from_moments(
+    counts: NDArray[np.float64],
+    sums: NDArray[np.float64],
+    squares: NDArray[np.float64],
+    overall: NDArray[np.float64],
+    scale: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Fisher scores from per-class counts, sums and sums of squares (the sufficient statistics).
+
+    The formula of :func:`fisher_score`, shared by the in-memory fit and the
+    fit on a Dask collection (whose blocks add up these statistics).
+
+    Parameters
+    ----------
+    counts : ndarray of shape (n_labellings, n_classes)
+    sums, squares : ndarray of shape (n_labellings, n_classes, n_features)
+        Per-class sums of ``x`` and of ``x ** 2``.
+    overall : ndarray of shape (n_features,)
+        Mean of each feature over all samples.
+    scale : ndarray of shape (n_features,)
+        ``max(max |x|, 1) ** 2 * n_samples``: a within-class spread below
+        ``1e-14 * scale`` is rounding noise (the feature is constant within classes).
+
+    Returns
+    -------
+    scores : ndarray of shape (n_labellings, n_features)
+    """
+    safe = np.maximum(counts, 1.0)[:, :, None]
+    means = sums / safe
+    between = np.einsum("bc,bcp->bp", counts, (means - overall) ** 2)
+    second = squares / safe
+    within = np.einsum("bc,bcp->bp", counts, second - means**2)
+    within = np.maximum(within, 0.0)  # rounding can leave -1e-17 on constant features
+    tiny = within <= 1e-14 * scale
+    scores = np.divide(between, within, out=np.zeros_like(between), where=~tiny)
+    scores[tiny] = np.where(
+        between[tiny] > 1e-14 * np.broadcast_to(scale, tiny.shape)[tiny], np.inf, 0.0
+    )
+    return scores
 
 
 @fill_doc

@@ -21,7 +21,8 @@ Layout, one module per concern:
 :func:`relieff` is public as a numeric building block (the ReliefF weights of
 validated float64 data and integer class codes, with a choice of the numpy or
 the compiled engine), for speed comparisons such as ``localselect bench
-margin-perf``.
+margin-perf``. :func:`relieff_weights_dask` computes ReliefF weights of sampled
+reference rows on a Dask collection, on the workers (the DiReliefF design).
 """
 
 from localselect.margin._boosted import BoostedImmigrate
@@ -31,6 +32,7 @@ from localselect.margin._irelief import IRelief
 from localselect.margin._kernels import DegenerateMarginWarning
 from localselect.margin._nn_kernels import relieff
 from localselect.margin._relief import Relief, ReliefF
+from localselect.margin._relieff_collections import relieff_weights_dask
 from localselect.margin._simba import Simba
 
 __all__ = [
@@ -43,4 +45,5 @@ __all__ = [
     "ReliefF",
     "Simba",
     "relieff",
+    "relieff_weights_dask",
 ]

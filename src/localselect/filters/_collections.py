@@ -1,0 +1,158 @@
+"""Fisher score and mRMR on a Dask collection, from statistics summed on the workers.
+
+Both filters depend on the data only through small tables that row blocks
+add up, so a fit on a ``dask.array`` / ``dask.dataframe`` sums them block by
+block (:func:`localselect._runtime._collections.reduce_blocks`) and finishes
+with the in-memory formulas; the client receives the tables, never rows.
+
+* **Fisher** (:func:`~localselect.filters.fisher_score`): per class the
+  count, the sum and the sum of squares of every feature; the overall mean
+  and the scale of the near-constant test come from the first pass
+  (:func:`~localselect._runtime._collections.summarise`). The scores are
+  :func:`~localselect.filters._fisher.fisher_from_moments` of these sums,
+  equal to the in-memory scores to rounding.
+* **mRMR** (Peng et al. 2005, MID): the three-state thresholds ``mean -+
+  scale * std`` from the first pass (population std, from the centred sums
+  merged pairwise); then one pass counting, for every feature, state and
+  class, ``n(x_j = s, y = c)`` (the relevance tables) and, for every pair of
+  features and states, ``n(x_j = s, x_l = t)`` (the redundancy tables of
+  :func:`~localselect.filters.mrmr_order`: ``m^2 * 9`` counts). The greedy
+  order is then that of the in-memory code on the same counts: mutual
+  information by the same function, redundancies added in the same order, so
+  the ranking is the in-memory one (counts are integers, exact in float64).
+
+``n_features_to_select="auto"`` (a permutation null over the rows) is refused
+on a collection: it would permute labels across every row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from localselect._runtime._collections import RowBlocks, Summary, reduce_blocks
+from localselect.base import resolve_n_features
+from localselect.filters._fisher import fisher_from_moments
+from localselect.filters._mrmr import _mi_from_joint
+
+__all__ = ["fit_fisher_collection", "fit_mrmr_collection"]
+
+#: States of mRMR's discretisation (below, between, above the thresholds).
+_STATES = 3
+
+
+def _refuse_auto(estimator) -> None:
+    if estimator.n_features_to_select == "auto":
+        raise ValueError(
+            f"{type(estimator).__name__}(n_features_to_select='auto') draws a permutation "
+            "null over the rows, which a Dask collection does not give; pass a number or a "
+            "fraction of features, or fit 'auto' on a sample in memory."
+        )
+
+
+def _onehot_classes(y, classes) -> NDArray[np.float64]:
+    codes = np.searchsorted(classes, np.asarray(y))
+    onehot = np.zeros((len(codes), len(classes)))
+    onehot[np.arange(len(codes)), codes] = 1.0
+    return onehot
+
+
+def _class_moments(x, y, offset, classes):
+    """Per-class count, sum and sum of squares of one block (Fisher's statistics)."""
+    onehot = _onehot_classes(y, classes).T
+    return onehot.sum(axis=1), onehot @ x, onehot @ (x**2)
+
+
+def _add(a, b):
+    return tuple(u + v for u, v in zip(a, b, strict=True))
+
+
+def fit_fisher_collection(estimator, blocks: RowBlocks, summary: Summary, counts, log):
+    """``FisherScore.fit`` on a Dask collection (see the module docstring)."""
+    _refuse_auto(estimator)
+    log(1, "FisherScore on a Dask collection: %d samples, %d features", *blocks.X.shape)
+    classes = estimator.classes_
+    n_counts, sums, squares = reduce_blocks(
+        blocks, _class_moments, _add, classes, name="localselect-fisher"
+    )
+    absmax = np.maximum(np.abs(summary.lo), np.abs(summary.hi))
+    scale = np.maximum(absmax, 1.0) ** 2 * summary.n
+    scores = fisher_from_moments(n_counts[None], sums[None], squares[None], summary.mean, scale)
+    estimator.feature_importances_ = scores[0]
+    estimator.n_features_to_select_ = int(estimator._get_support_mask().sum())
+    for name in ("pvalues_", "qvalues_", "null_"):
+        estimator.__dict__.pop(name, None)
+    return estimator
+
+
+def _state_counts(x, y, offset, low, high, classes):
+    """One block's contingency counts of three-state features: with y, and pairwise."""
+    states = np.greater(x, low).astype(np.int64) + np.greater(x, high)
+    n, m = states.shape
+    onehot = np.zeros((n, m, _STATES))
+    onehot[np.arange(n)[:, None], np.arange(m)[None, :], states] = 1.0
+    flat = onehot.reshape(n, m * _STATES)
+    return flat.T @ _onehot_classes(y, classes), flat.T @ flat
+
+
+def mrmr_from_counts(
+    relevance_joint: NDArray[np.float64],
+    pair_joint: NDArray[np.float64],
+    k: int,
+    n_states: int = _STATES,
+) -> NDArray[np.int64]:
+    """mRMR (MID) order from the summed contingency tables.
+
+    Parameters
+    ----------
+    relevance_joint : ndarray of shape (m * 3, n_classes)
+        ``n(x_j = s, y = c)`` at row ``3 j + s``.
+    pair_joint : ndarray of shape (m * 3, m * 3)
+        ``n(x_j = s, x_l = t)`` at ``[3 j + s, 3 l + t]``.
+    k : int
+        Features to rank.
+    n_states : int, default=3
+        States present in the data (the in-memory code's ``states.max() + 1``):
+        the tables are cut to them, so the sums of mutual information run
+        over the same cells as in memory.
+
+    Returns
+    -------
+    order : ndarray of shape (k,)
+        The greedy order of :func:`~localselect.filters.mrmr_order` (eq. (6)-(7)).
+    """
+    m = pair_joint.shape[0] // _STATES
+    relevance = _mi_from_joint(relevance_joint.reshape(m, _STATES, -1)[:, :n_states])
+    pairs = pair_joint.reshape(m, _STATES, m, _STATES)[:, :n_states, :, :n_states]
+    order = [int(np.argmax(relevance))]
+    redundancy_sum = np.zeros(m)
+    chosen = np.zeros(m, dtype=bool)
+    chosen[order[0]] = True
+    while len(order) < min(k, m):
+        joint = pairs[order[-1]].transpose(1, 0, 2)  # (m, S, T): n(x_last = s, x_j = t)
+        redundancy_sum += _mi_from_joint(joint)
+        score = relevance - redundancy_sum / len(order)
+        score[chosen] = -np.inf
+        best = int(np.argmax(score))
+        order.append(best)
+        chosen[best] = True
+    return np.asarray(order, dtype=np.int64)
+
+
+def fit_mrmr_collection(estimator, blocks: RowBlocks, summary: Summary, counts, log):
+    """``MRMR.fit`` on a Dask collection (see the module docstring)."""
+    _refuse_auto(estimator)
+    for name in ("pvalues_", "qvalues_", "null_"):
+        estimator.__dict__.pop(name, None)
+    log(1, "MRMR on a Dask collection: %d samples, %d features", *blocks.X.shape)
+    std = np.sqrt(summary.m2 / summary.n)
+    low = summary.mean - estimator.scale * std
+    high = summary.mean + estimator.scale * std
+    relevance_joint, pair_joint = reduce_blocks(
+        blocks, _state_counts, _add, low, high, estimator.classes_, name="localselect-mrmr"
+    )
+    k = resolve_n_features(estimator.n_features_to_select, blocks.X.shape[1])
+    k = blocks.X.shape[1] if k is None else k  # None is not a value of MRMR's parameter
+    n_states = 3 if np.any(summary.hi > high) else 2 if np.any(summary.hi > low) else 1
+    estimator.ranking_ = mrmr_from_counts(relevance_joint, pair_joint, k, n_states)
+    return estimator

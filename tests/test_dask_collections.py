@@ -1,0 +1,199 @@
+"""Data on a Dask cluster (issue 38, items 2 and 3): fits and per-row answers on collections.
+
+On a real ``LocalCluster`` (two worker processes, the ``dask_client`` fixture):
+FisherScore, MRMR and the sampled-reference ReliefF weights computed from a
+``dask.array`` / ``dask.dataframe`` equal the in-memory results on the same rows
+(``rtol=1e-9``); the per-row answers of fitted selectors come back as dask
+collections equal to the in-memory answers; and neither the client nor one
+task ever holds the whole table (a scheduler plugin records the largest task
+result, a spy on ``Client.gather`` the largest result the client receives).
+
+The tables are generated on the workers, block by block from a seed, so the
+client never builds them either; the in-memory reference calls the same
+generator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+import dask.dataframe as dd  # noqa: E402
+from dask.sizeof import sizeof  # noqa: E402
+from dask_cluster import CLUSTER_MARKS  # noqa: E402
+
+from localselect import MRMR, FisherScore, LocalFeatureSelection, ReliefF  # noqa: E402
+from localselect.margin import relieff, relieff_weights_dask  # noqa: E402
+
+pytestmark = CLUSTER_MARKS
+
+ROWS, BLOCK, FEATURES = 4_000, 500, 8
+TABLE_BYTES = ROWS * FEATURES * 8
+
+
+def _block(i, rows=BLOCK, features=FEATURES):
+    """Block ``i`` of the table: three informative columns, the rest noise."""
+    rng = np.random.default_rng(1000 + i)
+    X = rng.normal(size=(rows, features))
+    y = (X[:, 0] + 0.8 * X[:, 1] - 0.5 * X[:, 2] > 0).astype(np.int64) + (X[:, 3] > 1.2)
+    return X, y
+
+
+def _in_memory(n_blocks=ROWS // BLOCK):
+    parts = [_block(i) for i in range(n_blocks)]
+    return np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _collections(n_blocks=ROWS // BLOCK):
+    """``(X, y)`` as dask arrays whose blocks are generated on the workers."""
+    parts = [dask.delayed(_block, pure=True)(i) for i in range(n_blocks)]
+    X = da.concatenate(
+        [da.from_delayed(p[0], (BLOCK, FEATURES), np.float64) for p in parts], axis=0
+    )
+    y = da.concatenate([da.from_delayed(p[1], (BLOCK,), np.int64) for p in parts])
+    return X, y
+
+
+class LargestResult(distributed.diagnostics.plugin.SchedulerPlugin):
+    """The largest task result (bytes) held on a worker while the plugin is installed."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+        self.largest = 0
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish == "memory":
+            task = self.scheduler.tasks.get(key)
+            if task is not None and task.nbytes:
+                self.largest = max(self.largest, task.nbytes)
+
+
+@pytest.fixture
+def spies(dask_client, monkeypatch):
+    """``(plugin, received)``: the largest task result and the results the client gathered."""
+    scheduler = dask_client.cluster.scheduler
+    plugin = LargestResult(scheduler)
+    scheduler.add_plugin(plugin, name="largest-result")
+    received = []
+    gather = distributed.Client.gather
+
+    def spy(self, futures, *args, **kwargs):
+        result = gather(self, futures, *args, **kwargs)
+        received.append(sizeof(result))
+        return result
+
+    monkeypatch.setattr(distributed.Client, "gather", spy)
+    yield plugin, received
+    scheduler.remove_plugin(name="largest-result")
+
+
+def _check_nothing_gathered(spies, *, rows_on_client=0):
+    plugin, received = spies
+    assert received, "nothing was computed on the cluster"
+    # The client receives statistics (and the few reference rows): far below the table.
+    assert max(received) < TABLE_BYTES / 10 + rows_on_client * FEATURES * 8, received
+    # No task result on a worker comes near the table: blocks at most.
+    assert 0 < plugin.largest <= 2 * BLOCK * FEATURES * 8, plugin.largest
+
+
+def test_fisher_equals_in_memory_without_gathering(dask_client, spies):
+    X, y = _in_memory()
+    expected = FisherScore(n_features_to_select=3).fit(X, y)
+    fitted = FisherScore(n_features_to_select=3).fit(*_collections())
+    np.testing.assert_allclose(fitted.feature_importances_, expected.feature_importances_,
+                               rtol=1e-9)  # fmt: skip
+    np.testing.assert_array_equal(fitted.get_support(), expected.get_support())
+    np.testing.assert_array_equal(fitted.classes_, expected.classes_)
+    assert fitted.n_features_in_ == FEATURES and fitted.task_ == "classification"
+    _check_nothing_gathered(spies)
+
+
+def test_mrmr_ranking_equals_in_memory_without_gathering(dask_client, spies):
+    X, y = _in_memory()
+    expected = MRMR(n_features_to_select=6).fit(X, y)
+    fitted = MRMR(n_features_to_select=6).fit(*_collections())
+    np.testing.assert_array_equal(fitted.ranking_, expected.ranking_)
+    _check_nothing_gathered(spies)
+
+
+@pytest.mark.filterwarnings("ignore:Dask currently has limited support:UserWarning")
+def test_dataframe_with_string_labels(dask_client):
+    X, y = _in_memory(4)
+    names = [f"f{j}" for j in range(FEATURES)]
+    labels = np.array(["low", "mid", "high"])[y]
+    import pandas as pd
+
+    frame = dd.from_pandas(pd.DataFrame(X, columns=names), npartitions=3)
+    target = dd.from_pandas(pd.Series(labels), npartitions=3)
+    fitted = FisherScore(n_features_to_select=2).fit(frame, target)
+    expected = FisherScore(n_features_to_select=2).fit(pd.DataFrame(X, columns=names), labels)
+    np.testing.assert_allclose(fitted.feature_importances_, expected.feature_importances_,
+                               rtol=1e-9)  # fmt: skip
+    assert list(fitted.feature_names_in_) == names
+    assert fitted.classes_.tolist() == ["high", "low", "mid"]
+    out = fitted.transform(frame)
+    assert isinstance(out, dd.DataFrame)
+    expected_out = expected.transform(pd.DataFrame(X, columns=names))
+    np.testing.assert_allclose(out.compute().to_numpy(), expected_out, rtol=0)
+
+
+def _relieff_slow(X, codes, refs, k):
+    """Kononenko's update over the reference rows ``refs`` only: an obvious loop."""
+    lo, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
+    Xs = (X - lo) / np.where(span > 0, span, 1.0) * (span > 0)
+    counts = np.bincount(codes)
+    priors = counts / len(codes)
+    total = np.zeros(X.shape[1])
+    for i in refs:
+        dist = np.abs(Xs - Xs[i]).sum(axis=1)
+        dist[i] = np.inf
+        for c in range(len(counts)):
+            k_c = min(k, counts[c] - (c == codes[i]))
+            members = np.flatnonzero(codes == c)
+            nearest = members[np.argsort(dist[members], kind="stable")[:k_c]]
+            diff = np.abs(Xs[nearest] - Xs[i]).mean(axis=0)
+            coef = -1.0 if c == codes[i] else priors[c] / (1 - priors[codes[i]])
+            total += coef * diff
+    return total / len(refs)
+
+
+@pytest.mark.parametrize("k", [1, 5])
+def test_relieff_all_rows_as_references_equals_the_kernel(dask_client, k):
+    # Every row a reference: the in-memory kernel's case (the client then holds the
+    # references and their neighbour lists, by request).
+    X, y = _in_memory(2)
+    weights = relieff_weights_dask(*_collections(2), np.arange(len(y)), k)
+    np.testing.assert_allclose(weights, relieff(X, y, k, engine="numpy"), rtol=1e-9)
+
+
+def test_relieff_sampled_references_without_gathering(dask_client, spies):
+    X, y = _in_memory()
+    refs = np.sort(np.random.default_rng(5).choice(len(y), size=40, replace=False))
+    weights = relieff_weights_dask(*_collections(), refs, 10)
+    np.testing.assert_allclose(weights, _relieff_slow(X, y, refs, 10), rtol=1e-9)
+    assert np.argsort(-weights)[:2].tolist() == [0, 1]
+    _check_nothing_gathered(spies, rows_on_client=len(refs))
+
+
+def test_per_row_answers_of_a_local_selector(dask_client):
+    X, y = _in_memory(1)
+    model = LocalFeatureSelection(max_features=3, n_beta=4, max_iter=1).fit(X[:120], y[:120])
+    Xd = da.from_array(X, chunks=(90, 4))
+    for name in ("get_local_support", "local_relevance", "transform", "predict"):
+        answer = getattr(model, name)(Xd)
+        assert isinstance(answer, da.Array), name
+        np.testing.assert_allclose(answer.compute(), getattr(model, name)(X), rtol=1e-12)
+    with pytest.raises(ValueError, match="indices=True"):
+        model.get_local_support(Xd, indices=True)
+
+
+def test_estimators_without_a_dask_fit_refuse_by_name(dask_client):
+    X, y = _collections(1)
+    with pytest.raises(ValueError, match=r"ReliefF has no fit on Dask.*FisherScore, MRMR"):
+        ReliefF().fit(X, y)
+    with pytest.raises(ValueError, match="permutation null"):
+        FisherScore(n_features_to_select="auto").fit(X, y)
