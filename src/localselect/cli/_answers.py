@@ -75,9 +75,9 @@ def feature_table(
 def feature_stats_table(
     estimator: Any,
     names: list[str],
-    frequency: np.ndarray,
-    selected: np.ndarray,
-    mean_relevance: np.ndarray,
+    frequency: Any,
+    selected: Any,
+    mean_relevance: Any,
 ) -> pd.DataFrame:
     """:func:`feature_table` from the per-feature statistics of the rows' subsets.
 

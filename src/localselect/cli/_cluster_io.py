@@ -275,6 +275,8 @@ def _answer_block(part: pd.DataFrame, prep: Any, estimator: Any, names: list[str
         masks = np.zeros((len(part), len(names)), dtype=bool)
     out = selected_frame(masks, names, part.index)
     relevance = row_relevance(estimator, X_model, masks)
+    if relevance is None:
+        relevance = masks.astype(np.float64)
     for j, name in enumerate(names):
         out[f"relevance__{name}"] = relevance[:, j]
     return out
