@@ -42,8 +42,11 @@ def test_version_comes_from_the_installed_metadata_only():
 
 def test_all_is_the_user_extras_and_dev_the_developer_tools():
     extras = PROJECT["optional-dependencies"]
-    assert extras["all"] == ["localselect[plot,dask,excel]"]
-    user = " ".join(extras["all"] + extras["plot"] + extras["dask"] + extras["excel"])
+    assert extras["all"] == ["localselect[plot,dask,parquet,excel]"]
+    assert extras["parquet"] == ["pyarrow>=16"]  # Parquet input, as `select --help` advertises
+    user = " ".join(
+        extras["all"] + extras["plot"] + extras["dask"] + extras["parquet"] + extras["excel"]
+    )
     for tool in ("pytest", "ruff", "mypy", "hypothesis", "skrebate", "numpydoc"):
         assert tool not in user
     assert "localselect[all]" in extras["test"]
@@ -56,6 +59,7 @@ def test_ci_pins_every_minimum_of_the_core_user_and_test_requirements():
         PROJECT["dependencies"]
         + extras["plot"]
         + extras["dask"]
+        + extras["parquet"]
         + extras["excel"]
         + extras["test"]
     )

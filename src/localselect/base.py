@@ -85,6 +85,7 @@ from localselect._estimators import Declaration, registered
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
 from localselect._runtime._collections import is_collection, map_rows, row_blocks, summarise
+from localselect._runtime._size import check_scale
 from localselect._targets import TASK_CONSTRAINT, check_target
 from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, EvidenceMixin
 
@@ -826,6 +827,7 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
             ensure_all_finite="allow-nan" if input_tags.allow_nan else True,
         )
         check_magnitudes(self, X)
+        check_scale(self, X)
         self.task_, target = check_target(self, y)
         if self.task_ == "classification":
             self.classes_, target = check_classification_data(

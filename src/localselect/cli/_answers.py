@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["feature_table", "row_masks", "row_relevance"]
+__all__ = ["feature_stats_table", "feature_table", "row_masks", "row_relevance"]
 
 
 def row_masks(estimator: Any, X: Any, n_rows: int) -> np.ndarray | None:
@@ -64,12 +64,33 @@ def feature_table(
     ``(n - k + 1) / n``, the rest 0; else the frequency.
     """
     import numpy as np
+
+    n = len(names)
+    frequency = masks.mean(axis=0) if masks is not None else np.full(n, np.nan)
+    selected = masks.any(axis=0) if masks is not None else np.zeros(n, dtype=bool)
+    mean_relevance = relevance.mean(axis=0) if relevance is not None else np.full(n, np.nan)
+    return feature_stats_table(estimator, names, frequency, selected, mean_relevance)
+
+
+def feature_stats_table(
+    estimator: Any,
+    names: list[str],
+    frequency: Any,
+    selected: Any,
+    mean_relevance: Any,
+) -> pd.DataFrame:
+    """:func:`feature_table` from the per-feature statistics of the rows' subsets.
+
+    ``frequency`` (the fraction of rows selecting each feature), ``selected``
+    (whether any row does) and ``mean_relevance``: what ``select --cluster``
+    reduces on the workers in place of the whole ``masks`` array.
+    """
+    import numpy as np
     import pandas as pd
 
     from localselect.base import relevance_scope
 
     n = len(names)
-    frequency = masks.mean(axis=0) if masks is not None else np.full(n, np.nan)
     scope = relevance_scope(estimator)
     importance = getattr(estimator, "feature_importances_", None)
     source = "feature_importances_"
@@ -81,8 +102,6 @@ def feature_table(
         source = "selection order (ranking_: first = 1)"
     elif scope == "local" or importance is None:
         importance, source = frequency, "selection frequency across rows"
-    selected = masks.any(axis=0) if masks is not None else np.zeros(n, dtype=bool)
-    mean_relevance = relevance.mean(axis=0) if relevance is not None else np.full(n, np.nan)
     table = pd.DataFrame(
         {
             "feature": names,

@@ -89,11 +89,14 @@ def _build_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction
     )
     _add_verbose(bench)
 
+    from localselect.cli._cluster_io import add_cluster_arguments
     from localselect.cli._predict import add_predict_parser
     from localselect.cli._select import add_select_parser
 
-    add_verbose_to = [add_select_parser(sub), add_predict_parser(sub)]
-    for sub_parser in add_verbose_to:
+    select, predict = add_select_parser(sub), add_predict_parser(sub)
+    add_cluster_arguments(select, sample=True)
+    add_cluster_arguments(predict, sample=False)
+    for sub_parser in (select, predict):
         _add_verbose(sub_parser)
     return parser, sub
 
@@ -117,12 +120,20 @@ def _cmd_datasets(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_select(args: argparse.Namespace, console: Console) -> int:
+    if args.cluster:
+        from localselect.cli._cluster_io import run_select_cluster
+
+        return run_select_cluster(args, console)
     from localselect.cli._select import run_select
 
     return run_select(args, console)
 
 
 def _cmd_predict(args: argparse.Namespace, console: Console) -> int:
+    if args.cluster:
+        from localselect.cli._cluster_io import run_predict_cluster
+
+        return run_predict_cluster(args, console)
     from localselect.cli._predict import run_predict
 
     return run_predict(args, console)

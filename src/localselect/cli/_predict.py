@@ -41,8 +41,17 @@ def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("--model", required=True, help="model.skops written by `localselect select`")
-    p.add_argument("--input", required=True, help="CSV or Parquet file with the same columns")
-    p.add_argument("--out", default=None, help="output CSV (default: print to the terminal)")
+    p.add_argument(
+        "--input",
+        required=True,
+        help="CSV or Parquet file with the same columns (with --cluster also a folder or glob)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        help="output CSV (default: print to the terminal); with --cluster a folder of Parquet "
+        "partitions",
+    )
     add_reading_arguments(p)
     return p
 

@@ -197,7 +197,8 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--input",
         required=True,
-        help="CSV/TSV/TXT file, compressed or not (.csv.gz, .bz2, .zip, .xz, .zst), or Parquet",
+        help="CSV/TSV/TXT file, compressed or not (.csv.gz, .bz2, .zip, .xz, .zst), or Parquet; "
+        "with --cluster also a folder or glob of Parquet or CSV files (read on the cluster)",
     )
     p.add_argument(
         "--target", required=True, help="name of the target column (class labels or a number)"
