@@ -13,7 +13,8 @@ Scores are INVASE's ``feature_performance_metric`` (``utils.py``): per-row
 TPR and FDR in percent, averaged over rows (:func:`feature_performance`),
 with the mean subset size, accuracy (the selector's own ``predict``, the
 saliency model's, else 5-NN on ``get_support()``) and the seconds of fit plus
-per-row selection. The Syn4 rows of INVASE's Table 1 (d = 11) are reference
+per-row selection. All six designs of INVASE's Table 1 (d = 11; lifted by the INVASE+
+report, Liu 2021) are reference
 data (``published/invase_table1.json``) shown beside ours.
 
 The papers' methods whose cost grows faster than linearly with the rows
