@@ -18,6 +18,7 @@ from localselect.datasets._generators import (
 from localselect.datasets._instancewise import (
     instancewise_score,
     make_instancewise_synthetic,
+    make_real_column_design,
 )
 from localselect.datasets._loaders import (
     DatasetNotFoundError,
@@ -37,5 +38,6 @@ __all__ = [
     "make_immigrate_synthetic",
     "make_instancewise_synthetic",
     "make_lfs_synthetic",
+    "make_real_column_design",
     "make_subspace_classification",
 ]
