@@ -187,7 +187,12 @@ REAL_COLUMN_DESIGNS: dict[str, tuple[str, tuple[str, ...], tuple[str, str], tupl
     ),
     # 14 mixed columns (codes, counts, a 92 % zero capital-gain); education is a
     # non-monotone relabelling of education-num.
-    "adult": ("pmlb_adult", ("age",), ("hours-per-week", "sex"), ("education-num", "capital-gain")),
+    "adult": (
+        "pmlb_adult",
+        ("age",),
+        ("hours-per-week", "sex"),
+        ("education-num", "capital-gain"),
+    ),
     # 40 columns: 21 smoothly correlated waveform channels and 19 Gaussian noise columns.
     "waveform": ("pmlb_waveform_40", ("X10",), ("X04", "X06"), ("X14", "X16")),
 }

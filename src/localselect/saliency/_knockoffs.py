@@ -30,6 +30,7 @@ from sklearn.covariance import LedoitWolf
 __all__ = [
     "KnockoffSampler",
     "NoKnockoffPowerWarning",
+    "RowKeyedRandom",
     "gaussian_knockoffs",
     "knockoff_s",
     "knockoff_threshold",
@@ -330,3 +331,50 @@ class KnockoffSampler:
         n = self.sorted_.shape[0]
         idx = np.minimum((ndtr(K) * n).astype(np.intp), n - 1)
         return np.take_along_axis(self.sorted_, idx, axis=0)
+
+
+class RowKeyedRandom:
+    """Random draws that depend on each row's values and a seed, not on the row order.
+
+    A stand-in for ``RandomState`` in :meth:`KnockoffSampler.sample`: the
+    ``c``-th draw for row ``x`` is a SplitMix64 hash (Steele, Lea and Flood
+    2014) of the bytes of ``x``, the seed and ``c``, so permuting the rows
+    permutes the knockoffs and the same row always gets the same knockoff.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The rows the draws are keyed on.
+    seed : int
+        The seed.
+    """
+
+    def __init__(self, X: NDArray[np.float64], seed: int):
+        words = np.ascontiguousarray(X, dtype=np.float64).view(np.uint64)
+        key = np.full(words.shape[0], np.uint64(seed) ^ np.uint64(0x9E3779B97F4A7C15))
+        for j in range(words.shape[1]):  # vectorised over rows, one pass per column
+            key = _splitmix(key ^ words[:, j])
+        self._key = key
+        self._count = 0
+
+    def random_sample(self, shape: tuple[int, int]) -> NDArray[np.float64]:
+        """Uniform draws in (0, 1) of ``shape`` (rows first)."""
+        n, m = shape
+        offsets = np.arange(self._count, self._count + m, dtype=np.uint64)
+        self._count += m
+        with np.errstate(over="ignore"):
+            bits = _splitmix(self._key[:, None] + offsets[None, :] * np.uint64(0xBF58476D1CE4E5B9))
+        return ((bits >> np.uint64(11)).astype(np.float64) + 0.5) / 2.0**53
+
+    def standard_normal(self, shape: tuple[int, int]) -> NDArray[np.float64]:
+        """Standard normal draws of ``shape`` (inverse distribution function of uniforms)."""
+        return ndtri(self.random_sample(shape))
+
+
+def _splitmix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """SplitMix64's finaliser, elementwise (wrapping uint64 arithmetic)."""
+    with np.errstate(over="ignore"):
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
