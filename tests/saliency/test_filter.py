@@ -26,7 +26,7 @@ def test_null_features_are_rarely_kept():
 
 
 def test_new_rows_deterministic_and_order_free():
-    est, X, _ = _fit("syn1", n=300)
+    est, _, _ = _fit("syn1", n=300)
     Xn, _, _ = make_instancewise_synthetic(40, "syn1", random_state=5)
     a = est.get_local_support(Xn)
     perm = np.random.RandomState(0).permutation(40)

@@ -359,7 +359,7 @@ class RowKeyedRandom:
 
     def random_sample(self, shape: tuple[int, int]) -> NDArray[np.float64]:
         """Uniform draws in (0, 1) of ``shape`` (rows first)."""
-        n, m = shape
+        m = shape[1]
         offsets = np.arange(self._count, self._count + m, dtype=np.uint64)
         self._count += m
         with np.errstate(over="ignore"):
