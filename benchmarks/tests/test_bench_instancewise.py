@@ -81,14 +81,31 @@ def test_tiny_run(tmp_path, monkeypatch):
     monkeypatch.setattr(
         suite,
         "_settings",
-        lambda quick: {"n_train": 400, "n_test": 200, "dims": (11,), "slow_rows": 100},
+        lambda quick: {
+            "n_train": 400,
+            "n_test": 200,
+            "dims": (11,),
+            "slow_rows": 100,
+            "filter_designs": ("syn4",),
+            "filter_rows": 200,
+            "real": (),
+        },
     )
     monkeypatch.setattr(suite, "FITTED", ("Saliency", "Fisher"))
+    monkeypatch.setattr(suite, "FILTERED", ("GP",))
     assert "instancewise" in available_suites()
     ctx = SuiteContext(quick=True, out=tmp_path, datasets=["syn4"])
     records = run_suite("instancewise", ctx)["records"]
-    ours = {(r["method"], r["metric"]): r for r in records if r.get("scope") != "published"}
+    ours = {
+        (r["method"], r["metric"]): r
+        for r in records
+        if r.get("scope") != "published" and r.get("nominal_fdr") is None
+    }
     assert set(ours) == {(m, k) for m in ("Saliency", "Fisher") for k in suite.METRICS}
+    filtered = [r for r in records if r.get("nominal_fdr") is not None and r["metric"] == "FDR"]
+    assert sorted(r["nominal_fdr"] for r in filtered) == list(suite.FDRS)
+    assert all(0 <= r["value"] <= 100 for r in filtered)
+    assert (tmp_path / "calibration.png").stat().st_size > 1000
     assert ours[("Fisher", "subset_size")]["value"] == 4.0  # k = mean relevant per row
     assert 0 <= ours[("Saliency", "TPR")]["value"] <= 100
     assert any(r["method"] == "INVASE (published)" for r in records)
