@@ -8,12 +8,64 @@ import pytest
 from localselect.datasets import make_instancewise_synthetic
 from localselect.gp import GPLocalFeatureSelection
 from localselect.saliency import LocalKnockoffFilter
+from localselect.saliency._regions import SwitchTree
 
 
-def _fit(design, n=600, fdr=0.2, seed=0):
+def _fit(design, n=600, fdr=0.2, seed=0, regions=1):
     X, y, R = make_instancewise_synthetic(n, design, random_state=seed)
     inner = GPLocalFeatureSelection(max_iter=5, random_state=0)
-    return LocalKnockoffFilter(inner, fdr=fdr, random_state=0).fit(X, y), X, R
+    est = LocalKnockoffFilter(inner, fdr=fdr, regions=regions, random_state=0)
+    return est.fit(X, y), X, R
+
+
+def _switch(X):
+    return X[:, 10] < 0
+
+
+def _per_row_fdr(S, R):
+    """INVASE's per-row FDR (a row keeping nothing counts 0), as a fraction."""
+    return float(np.mean((S & ~R).sum(axis=1) / np.maximum(S.sum(axis=1), 1)))
+
+
+@pytest.mark.parametrize("fdr", [0.1, 0.2])
+def test_per_row_fdr_holds_on_syn4_within_regions(fdr):
+    # Syn4 switches between x1 x2 and x3..x6 at x11 = 0: without regions GP (one relevance
+    # for every row) keeps all six for every row; region-wise knockoffs keep the FDR.
+    est, _, _ = _fit("syn4", n=1500, fdr=fdr, regions=_switch)
+    Xt, _, Rt = make_instancewise_synthetic(1500, "syn4", random_state=7)
+    S = est.get_local_support(Xt)
+    assert _per_row_fdr(S, Rt) <= fdr + 0.03
+    assert S[:, :6][Rt[:, :6]].mean() > 0.25  # some power: true pairs among x1..x6
+    assert est.region_map_.n_regions == 2 and est.filtered_.all()
+
+
+def test_auto_regions_find_the_switch():
+    # the switch tree splits Syn4-like profiles at x11, not at a feature whose own
+    # relevance grows with its value
+    rng = np.random.RandomState(0)
+    X = rng.randn(3000, 11)
+    P = np.zeros((3000, 11))
+    low = X[:, 10] < 0
+    P[low, :2] = np.abs(X[low][:, [1, 0]])
+    P[~low, 2:6] = np.abs(X[~low, 2:6]) ** 2
+    P[:, 10] = 0.3
+    tree = SwitchTree(2, 100).fit(X, P)
+    assert tree.nodes_[0][0] == 10 and abs(tree.nodes_[0][1]) < 0.1
+    np.testing.assert_array_equal(tree.predict(X) == tree.nodes_[0][2], low)
+
+
+def test_given_labels_and_merging():
+    X, y, _ = make_instancewise_synthetic(400, "syn4", random_state=0)
+    labels = np.where(X[:, 10] < 0, 0, 1)
+    labels[:5] = 2  # a tiny region is merged
+    inner = GPLocalFeatureSelection(max_iter=3, random_state=0)
+    est = LocalKnockoffFilter(inner, regions=labels, min_region_size=50, random_state=0)
+    est.fit(X, y)
+    assert est.region_map_.n_regions == 2 and est.filtered_.all()
+    Xn, _, _ = make_instancewise_synthetic(50, "syn4", random_state=1)
+    assert est.get_local_support(Xn).shape == (50, 11)
+    with pytest.raises(ValueError, match="labels"):
+        LocalKnockoffFilter(inner, regions=labels[:10]).fit(X, y)
 
 
 def test_null_features_are_rarely_kept():
@@ -26,8 +78,9 @@ def test_null_features_are_rarely_kept():
 
 
 def test_new_rows_deterministic_and_order_free():
-    est, _, _ = _fit("syn1", n=300)
-    Xn, _, _ = make_instancewise_synthetic(40, "syn1", random_state=5)
+    est, _, _ = _fit("syn4", n=600, regions="auto")
+    assert est.region_map_.n_regions == 2 and est.filtered_.mean() == 0.5
+    Xn, _, _ = make_instancewise_synthetic(40, "syn4", random_state=5)
     a = est.get_local_support(Xn)
     perm = np.random.RandomState(0).permutation(40)
     np.testing.assert_array_equal(est.get_local_support(Xn[perm]), a[perm])
@@ -43,7 +96,9 @@ def test_swap_is_undone():
     assert W.shape == X.shape and np.all(W[est.local_support_] > 0)
 
 
-@pytest.mark.parametrize("bad", [{"fdr": 0.0}, {"fdr": 1.0}, {"knockoffs": "sdp"}])
+@pytest.mark.parametrize(
+    "bad", [{"fdr": 0.0}, {"fdr": 1.0}, {"knockoffs": "sdp"}, {"regions": "grid"}]
+)
 def test_parameters_are_checked(bad):
     X, y, _ = make_instancewise_synthetic(60, "syn1", random_state=0)
     with pytest.raises(ValueError):

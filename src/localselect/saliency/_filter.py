@@ -1,13 +1,12 @@
-"""Per-row knockoff filter around any local selector: a per-row FDR for the papers' methods.
+"""Region-wise knockoff filter around any local selector: a per-row FDR for the papers' methods.
 
-:class:`LocalKnockoffFilter` fits a local selector (LFS, GP, LLDS, the
-saliency selector, or a user's) on the table augmented with model-X knockoffs
-(Candès, Fan, Janson and Lv 2018), ``[X, X~]``, reads each row's relevance of
-every feature and of its knockoff copy, and keeps per row the features whose
-relevance beats their copy's at the target FDR, with the per-row knockoff+
-rule of :func:`localselect.saliency._perrow.select_rows` (each row pooled
-with the rows of similar relevance profile, in the spirit of Gimenez and Zou
-2019's knockoffs within regions).
+:class:`LocalKnockoffFilter` partitions the rows into regions (learnt on one
+split of the training rows, or given), fits a local selector (LFS, GP, LLDS,
+the saliency selector, or a user's) inside each region on the table augmented
+with model-X knockoffs (Candès, Fan, Janson and Lv 2018), ``[X, X~]``, and
+keeps per row the features whose relevance beats their copy's, at the
+knockoff+ threshold of the row's region: the conditional knockoffs within
+regions of Gimenez and Zou (2019).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
-from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -24,39 +22,47 @@ from localselect._compat import HasMethods, Interval, StrOptions
 from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
 from localselect.saliency._estimator import ConditionalSaliencySelection, _canonical_order
 from localselect.saliency._knockoffs import S_METHODS, KnockoffSampler, RowKeyedRandom
-from localselect.saliency._perrow import select_rows
+from localselect.saliency._perrow import row_statistics, select_rows
+from localselect.saliency._regions import learn_regions
 
 __all__ = ["LocalKnockoffFilter"]
-
-#: Pooled statistics of new rows handled at once (rows x pool size x features).
-_BLOCK = 2_000_000
 
 
 class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
     """Per-row FDR for any local selector: fit it on ``[X, X~]``, keep what beats its knockoff.
 
-    Beyond the papers (a meta-estimator in the spirit of Gimenez and Zou
-    2019). ``fit``:
+    Beyond the papers (a meta-estimator after Gimenez and Zou 2019's
+    knockoffs within regions). ``fit``:
 
     1. **Knockoffs**: a :class:`~localselect.saliency._knockoffs.KnockoffSampler`
        (Gaussian copula of the columns, Ledoit-Wolf correlation, ``s`` by
-       ``knockoffs``) draws ``X~`` for the training rows.
-    2. **Augmented fit**: ``estimator`` is fitted on the ``2 d`` columns
-       ``[X, X~]``, each pair ``(x_j, x~_j)`` in a random order (a coin per
-       column, undone afterwards), so that an estimator that breaks ties by
-       column position cannot favour the originals.
-    3. **Per-row rule**: with ``a_ij`` the estimator's ``local_relevance`` of
-       feature ``j`` at row ``i`` and ``b_ij`` that of its copy, the statistic
-       is ``W_ij = max(a, b) sign(a - b)``; row ``i`` is pooled with the
-       ``n_neighbors - 1`` training rows nearest in the swap-invariant profile
-       ``a + b`` (cosine) and keeps the ``j`` with ``W_ij`` at least the
-       pool's knockoff+ threshold at level ``fdr``
-       (:func:`~localselect.saliency._perrow.select_rows`).
+       ``knockoffs``) draws ``X~`` for every training row.
+    2. **Regions**, fixed before the rows they filter: with ``regions="auto"``
+       or an int ``k``, half the training rows (split A) fit a
+       :class:`ConditionalSaliencySelection`, and a regression tree on ``X``
+       with ``k`` leaves is fitted to its per-row relevance profiles (unit
+       length), so that it splits where the relevant features change; a
+       row's region is its leaf. A callable ``regions(X)`` or an array of
+       the training rows' labels is used as given (a tree on ``X`` assigns
+       new rows to the given labels), and every training row is filtered.
+       Regions with fewer than ``min_region_size`` filtered rows are merged.
+    3. **Fit per region**: on the filtered rows (split B) of region ``r``,
+       ``estimator`` is fitted on the ``2 d`` columns ``[X_r, X~_r]``, each
+       pair ``(x_j, x~_j)`` in a random order (a coin per column, undone
+       afterwards), so a feature relevant only in other regions is null to
+       this fit.
+    4. **Region-wise knockoff+**: with ``a_ij`` the region's estimator's
+       ``local_relevance`` of feature ``j`` at row ``i`` and ``b_ij`` that of
+       its copy, ``W_ij = max(a, b) sign(a - b)``; ``t_r`` is the knockoff+
+       threshold (Barber and Candès 2015, eq. 1.9, offset 1) of all the
+       ``W`` of region ``r``'s filtered rows at level ``fdr``, and row ``i``
+       keeps the ``j`` with ``W_ij >= t_r > 0``.
 
-    New rows get knockoffs from the fitted sampler, drawn from a hash of each
-    row's values and a seed fixed at fit (:class:`~localselect.saliency._knockoffs.RowKeyedRandom`:
-    the same row gets the same answer, whatever rows come with it), and are
-    pooled with training rows.
+    New rows (and the split-A rows) go to their region by the learnt
+    assignment, get knockoffs drawn from a hash of each row's values and a
+    seed fixed at fit (:class:`~localselect.saliency._knockoffs.RowKeyedRandom`:
+    the same row gets the same answer, whatever rows come with it), their
+    region's estimator's relevance, and the region's threshold.
 
     Parameters
     ----------
@@ -67,13 +73,18 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
         :class:`~localselect.gp.GPLocalFeatureSelection`; None uses
         :class:`ConditionalSaliencySelection` at its defaults.
     fdr : float, default=0.1
-        Target per-row false discovery rate ``q``: the expected fraction of
-        a row's kept features that are irrelevant to it, averaged over the
-        rows of a pool (see Notes).
-    n_neighbors : int, default=50
-        Rows in each pool (the row itself included). 1 thresholds each row
-        on its own ``d`` statistics (then nothing is kept unless ``1 / fdr``
-        features pass).
+        Target false discovery rate ``q`` of each region's kept (row,
+        feature) pairs (see Notes). Can be changed after ``fit``
+        (``set_params``): the thresholds are recomputed at query time.
+    regions : "auto", int, callable or array-like of shape (n_samples,), default="auto"
+        How rows are partitioned: "auto" is 2 learnt regions; an int ``k``
+        learns ``k`` (1: one region, every training row filtered, the plain
+        model-X knockoff filter); a callable maps an array of rows (input
+        column order) to one label per row; an array gives the training
+        rows' labels.
+    min_region_size : int, default=100
+        Fewest filtered rows in a region (smaller regions are merged); the
+        learnt tree's leaves hold at least half as many learning rows.
     knockoffs : {"maxent", "equicorrelated"}, default="maxent"
         The knockoff construction's ``s`` (:func:`~localselect.saliency._knockoffs.knockoff_s`).
     copula : bool, default=True
@@ -97,9 +108,18 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
     sampler_ : KnockoffSampler
         The fitted knockoff sampler (``sampler_.no_power_``: columns whose
         knockoff nearly equals them, which the filter can hardly select).
-    estimator_ : local selector
-        The estimator fitted on the augmented table (columns swapped as
-        ``swap_`` says).
+    estimators_ : list of local selector or None
+        Per region, the estimator fitted on the region's augmented rows
+        (columns swapped as ``swap_`` says); None for a region with one class.
+    region_map_ : RegionMap
+        The assignment of rows to regions (``region_map_.assign``).
+    region_features_ : ndarray of int
+        Input columns the learnt tree splits on (not covered, see Notes).
+    regions_ : ndarray of shape (n_samples,) of int
+        Region of each training row.
+    filtered_ : ndarray of shape (n_samples,) of bool
+        Training rows the regions' fits and thresholds used (split B);
+        the others learnt the regions.
     swap_ : ndarray of shape (n_features_in_,) of bool
         Columns whose knockoff came first in the augmented table.
     statistics_ : ndarray of shape (n_samples, n_features_in_)
@@ -111,13 +131,32 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
 
     Notes
     -----
-    What ``fdr`` covers: under the knockoff flip-sign property, the kept
-    (row, feature) pairs of a pool have an expected false discovery
-    proportion at most ``fdr``; exact for features null on every row, only
-    approximate for a feature relevant elsewhere (an estimator that blurs a
-    switch leaks relevance across it). The knockoffs are exact when the
-    columns follow a Gaussian copula. Cost: one fit of ``estimator`` on
-    ``2 d`` columns and one ``local_relevance`` call per query.
+    What ``fdr`` guarantees. Call (row ``i``, feature ``j``) null when ``j``
+    is irrelevant to ``i``'s label given the other features. For each region
+    ``r``, if every feature ``j`` the guarantee covers is either null on
+    every row of the region or not, the kept null pairs among region ``r``'s
+    filtered rows make up, in expectation, at most ``fdr`` of the region's
+    kept pairs (the knockoff+ theorem, Barber and Candès 2015, Thm 2, applied
+    to the region's pooled ``W``). When the rows of a region keep similar
+    numbers of features this is the per-row FDR averaged over the region's
+    rows; it is not a bound for each row separately. New rows from the same
+    distribution get the same thresholds (approximately the same rate).
+
+    It assumes: (a) the regions are fixed before the filtered rows are seen
+    (learnt on split A, or given); (b) flip-sign within the region: swapping
+    ``x_j`` with ``x~_j`` leaves the law of the region's rows unchanged, which
+    holds for model-X knockoffs when the region is decided by columns other
+    than ``j``; the columns the tree splits on (``region_features_``) are
+    therefore not covered; (c) the knockoffs are exact (a Gaussian copula of
+    the columns); (d) a region does not mix rows with different relevant
+    sets: a region that straddles a switch leaks the relevance of one side
+    into the other, and the realized per-row FDR rises (learnt regions are
+    only as good as the saliency selector on split A: a few thousand rows on
+    Syn4-Syn6). Measured per-row FDR and power: ``docs/evidence.md``.
+
+    Cost: one fit of ``estimator`` per region on ``2 d`` columns and about
+    half the rows, one saliency fit on the other half (learnt regions), and
+    one ``local_relevance`` call per region per query.
 
     References
     ----------
@@ -130,9 +169,10 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
     >>> from localselect.datasets import make_instancewise_synthetic
     >>> from localselect.gp import GPLocalFeatureSelection
     >>> from localselect.saliency import LocalKnockoffFilter
-    >>> X, y, relevant = make_instancewise_synthetic(300, "syn1", random_state=0)
+    >>> X, y, relevant = make_instancewise_synthetic(300, "syn4", random_state=0)
     >>> inner = GPLocalFeatureSelection(max_iter=5, random_state=0)
-    >>> sel = LocalKnockoffFilter(inner, fdr=0.2, random_state=0).fit(X, y)
+    >>> switch = lambda X: X[:, 10] < 0  # Syn4's two regimes, known in advance
+    >>> sel = LocalKnockoffFilter(inner, fdr=0.2, regions=switch, random_state=0).fit(X, y)
     >>> sel.get_local_support(X[:3]).shape
     (3, 11)
     """
@@ -143,7 +183,7 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
             "estimator": ConditionalSaliencySelection(
                 screen=False, n_quantiles=2, n_neighbors=3, n_reference=50, n_restarts=1
             ),
-            "n_neighbors": 5,
+            "regions": 1,
             "random_state": 0,
         },
         demo={"random_state": 0},
@@ -153,7 +193,13 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "local_relevance"]), None],
         "fdr": [Interval(Real, 0, 1, closed="neither")],
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "regions": [
+            StrOptions({"auto"}),
+            Interval(Integral, 1, None, closed="left"),
+            callable,
+            "array-like",
+        ],
+        "min_region_size": [Interval(Integral, 1, None, closed="left")],
         "knockoffs": [StrOptions(set(S_METHODS))],
         "copula": ["boolean"],
         **shared_constraints("random_state", "verbose"),
@@ -164,7 +210,8 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
         estimator=None,
         *,
         fdr=0.1,
-        n_neighbors=50,
+        regions="auto",
+        min_region_size=100,
         knockoffs="maxent",
         copula=True,
         random_state=None,
@@ -172,7 +219,8 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
     ):
         self.estimator = estimator
         self.fdr = fdr
-        self.n_neighbors = n_neighbors
+        self.regions = regions
+        self.min_region_size = min_region_size
         self.knockoffs = knockoffs
         self.copula = copula
         self.random_state = random_state
@@ -183,6 +231,9 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
         if "random_state" in est.get_params():
             est.set_params(random_state=seed)
         return est
+
+    def _make_saliency(self, seed: int):
+        return ConditionalSaliencySelection(random_state=seed)
 
     def _augment(self, X, rng):
         """``[X, X~]`` (canonical column order) with each pair in the order ``_swap`` gives."""
@@ -205,33 +256,69 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
         self._order = _canonical_order(X)
         Xc = X[:, self._order]
         rows = np.lexsort((codes, *Xc.T[::-1]))
-        Xc, codes = Xc[rows], codes[rows]
+        Xc, codes, Xin = Xc[rows], codes[rows], X[rows]
+        regions = self.regions
+        if not (isinstance(regions, (str, Integral)) or callable(regions)):
+            regions = np.asarray(regions)
+            if regions.shape == (n,):
+                regions = regions[rows]
         self.sampler_ = KnockoffSampler(method=self.knockoffs, copula=self.copula).fit(Xc, rng)
         s = self.sampler_.s_
         log(1, "knockoff s: min %.3f, median %.3f", s.min(), np.median(s))
         self._swap = rng.random_sample(d) < 0.5
         self.swap_ = self._to_input(self._swap[None, :])[0]
         self._query_seed = rng.randint(2**31 - 1)
+        self.region_map_, learn, lab = learn_regions(
+            Xin, Xc, codes, regions, self.min_region_size, self._make_saliency, rng
+        )
+        self.region_features_ = np.sort(self._order[self.region_map_.features()])
+        log(1, "%d regions, %d rows learnt them", self.region_map_.n_regions, learn.sum())
         Z = self._augment(Xc, RowKeyedRandom(Xc, self._query_seed))
-        self.estimator_ = self._make_estimator(rng.randint(2**31 - 1))
-        log(1, "fitting %s on %d columns", type(self.estimator_).__name__, 2 * d)
-        self.estimator_.fit(Z, codes)
-        a, b = self._split(np.asarray(self.estimator_.local_relevance(None), dtype=np.float64))
-        self._train_a, self._train_b = a, b
-        k = min(self.n_neighbors, n)
-        self._nn = NearestNeighbors(n_neighbors=k).fit(_profiles(a + b)) if k > 1 else None
-        pools = None
-        if self._nn is not None:  # the row, then its k - 1 nearest (itself among them)
-            near = self._nn.kneighbors(_profiles(a + b), k - 1, return_distance=False)
-            pools = np.hstack([np.arange(n)[:, None], near])
-        support = select_rows(a, b, self.fdr, neighbors=pools)
-        W = np.maximum(a, b) * np.sign(a - b)
+        a, b = np.zeros((n, d)), np.zeros((n, d))
+        self.estimators_, self._region_W = [], []
+        for r in range(self.region_map_.n_regions):
+            idx = ~learn & (lab == r)
+            est = None
+            if idx.sum() > 1 and np.unique(codes[idx]).size > 1:
+                est = self._make_estimator(rng.randint(2**31 - 1))
+                log(1, "region %d: %s on %d rows, %d columns", r, type(est).__name__,
+                    idx.sum(), 2 * d)  # fmt: skip
+                est.fit(Z[idx], codes[idx])
+                a[idx], b[idx] = self._split(np.asarray(est.local_relevance(None), np.float64))
+            self.estimators_.append(est)
+            self._region_W.append(row_statistics(a[idx], b[idx]).ravel())
+        if learn.any():  # the rows that learnt the regions are answered as new rows
+            a[learn], b[learn] = self._relevance(Z[learn], lab[learn])
+        W = row_statistics(a, b)
+        support = (W > 0) & (self._thresholds()[lab][:, None] <= W)
+        self.regions_ = np.empty(n, np.intp)
+        self.regions_[rows] = lab
+        self.filtered_ = np.empty(n, dtype=bool)
+        self.filtered_[rows] = ~learn
         self.local_support_ = np.empty_like(support)
         self.statistics_ = np.empty_like(W)
         self.local_support_[rows] = self._to_input(support)
         self.statistics_[rows] = self._to_input(W)
         self.local_relevance_ = _relevance(self.statistics_)
         return self
+
+    def _relevance(self, Z, lab):
+        """Relevance of features and copies of augmented rows, each from its region's fit."""
+        a, b = np.zeros((len(Z), self.n_features_in_)), np.zeros((len(Z), self.n_features_in_))
+        for r, est in enumerate(self.estimators_):
+            idx = lab == r
+            if est is not None and idx.any():
+                a[idx], b[idx] = self._split(np.asarray(est.local_relevance(Z[idx]), np.float64))
+        return a, b
+
+    def _thresholds(self):
+        """Knockoff+ threshold of each region's filtered rows at the current ``fdr``."""
+        t = np.full(len(self._region_W), np.inf)
+        for r, W in enumerate(self._region_W):
+            keep = select_rows(np.maximum(W, 0)[None], np.maximum(-W, 0)[None], self.fdr)[0]
+            if keep.any():
+                t[r] = W[keep].min()
+        return t
 
     def _to_input(self, A):
         """Columns from the canonical order back to the input's."""
@@ -242,36 +329,11 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
     def _query(self, X):
         """Support and statistics of new rows (validated), in the input's column order."""
         Xc = X[:, self._order]
-        rng = RowKeyedRandom(Xc, self._query_seed)
-        a_new, b_new = self._split(
-            np.asarray(self.estimator_.local_relevance(self._augment(Xc, rng)), dtype=np.float64)
-        )
-        if self._nn is None:
-            support = select_rows(a_new, b_new, self.fdr)
-        else:
-            support = self._pooled_select(a_new, b_new)
-        W = np.maximum(a_new, b_new) * np.sign(a_new - b_new)
+        lab = self.region_map_.assign(X, Xc)
+        a, b = self._relevance(self._augment(Xc, RowKeyedRandom(Xc, self._query_seed)), lab)
+        W = row_statistics(a, b)
+        support = (W > 0) & (self._thresholds()[lab][:, None] <= W)
         return self._to_input(support), self._to_input(W)
-
-    def _pooled_select(self, a_new, b_new):
-        """:func:`select_rows` of new rows, each pooled with its nearest training rows.
-
-        Each new row becomes one row of its pool's statistics (its own first),
-        so the threshold of that wide row is the pool's and its first ``d``
-        columns are the row's selection; blocks of rows bound the memory.
-        """
-        m, d = a_new.shape
-        k = self._nn.n_neighbors
-        near = self._nn.kneighbors(_profiles(a_new + b_new), k - 1, return_distance=False)
-        support = np.empty((m, d), dtype=bool)
-        step = max(1, _BLOCK // (k * d))
-        for lo in range(0, m, step):
-            hi = min(m, lo + step)
-            idx = near[lo:hi]
-            wide_a = np.hstack([a_new[lo:hi], self._train_a[idx].reshape(hi - lo, -1)])
-            wide_b = np.hstack([b_new[lo:hi], self._train_b[idx].reshape(hi - lo, -1)])
-            support[lo:hi] = select_rows(wide_a, wide_b, self.fdr)[:, :d]
-        return support
 
     def _local_support_mask(self, X):
         check_is_fitted(self)
@@ -291,9 +353,3 @@ def _relevance(W):
     P = np.maximum(W, 0.0)
     top = P.max(axis=1, keepdims=True)
     return np.divide(P, top, out=np.zeros_like(P), where=top > 0)
-
-
-def _profiles(S):
-    """Rows scaled to unit length (cosine neighbours); all-zero rows stay zero."""
-    norm = np.linalg.norm(S, axis=1, keepdims=True)
-    return np.divide(S, norm, out=np.zeros_like(S), where=norm > 0)
