@@ -51,7 +51,7 @@ FITTED = ("Saliency", "LFS", "GP", "LLDS profiles", *GLOBAL)
 SLOW = frozenset({"LFS", "GP", "LLDS profiles", "IRelief", "Simba", "IM4E", "IMMIGRATE"})
 METRICS = ("TPR", "FDR", "subset_size", "accuracy", "seconds")
 #: Local selectors wrapped in LocalKnockoffFilter, and the nominal per-row FDR levels.
-FILTERED = ("LFS", "GP")
+FILTERED = ("LFS", "GP", "Saliency")
 FDRS = (0.05, 0.1, 0.2)
 #: Real-column designs (make_real_column_design): rows split in two halves by seed.
 REAL = ("wdbc", "electrical_grid", "adult", "waveform")
@@ -233,9 +233,10 @@ def _calibration_figure(records: list[dict[str, Any]], path) -> None:
 def _settings(quick: bool) -> dict[str, Any]:
     if quick:
         base = {"n_train": 2000, "n_test": 1000, "dims": (11,), "slow_rows": 1000}
-        return {**base, "filter_designs": ("syn4",), "filter_rows": 500, "real": ("wdbc",)}
+        designs = ("syn4", "syn5", "syn6")
+        return {**base, "filter_designs": designs, "filter_rows": 6000, "real": ("wdbc",)}
     base = {"n_train": 10_000, "n_test": 10_000, "dims": (11, 100), "slow_rows": 1000}
-    return {**base, "filter_designs": ("syn4", "syn5", "syn6"), "filter_rows": 1000, "real": REAL}
+    return {**base, "filter_designs": ("syn4", "syn5", "syn6"), "filter_rows": 6000, "real": REAL}
 
 
 def _published_records() -> list[dict[str, Any]]:
@@ -318,7 +319,7 @@ def instancewise(ctx: SuiteContext) -> list[dict[str, Any]]:
 
 
 def _filter_records(ctx: SuiteContext, cfg: dict, designs: list, seed_of: dict) -> list:
-    """LocalKnockoffFilter around LFS and GP on Syn4-6 (d = 11) and the real-column designs."""
+    """LocalKnockoffFilter around LFS, GP and Saliency on Syn4-6 (d = 11) and real-column ones."""
     real = [g for g in cfg["real"] if not ctx.datasets or ctx.wants(g)]
     grid = [g for g in cfg["filter_designs"] if g in designs] + real
     extra = ctx.seeds(3 * len(REAL))
@@ -341,7 +342,8 @@ def _filter_records(ctx: SuiteContext, cfg: dict, designs: list, seed_of: dict) 
                 })  # fmt: skip
     if cells:
         ctx.note(
-            f"Knockoff filter: LocalKnockoffFilter(LFS or GP at defaults) fitted on "
+            f"Knockoff filter: LocalKnockoffFilter(LFS, GP or Saliency at defaults; regions "
+            f"learnt on half the training rows) fitted on "
             f"{cfg['filter_rows']:,} training rows and scored on {cfg['filter_rows']:,} test rows "
             f"(real-column designs: the table's rows split in halves); one fit per cell, "
             f"re-thresholded at fdr {', '.join(map(str, FDRS))}."
