@@ -11,8 +11,8 @@ from localselect.saliency._perrow import row_statistics, select_rows
 
 def _select_slow(a, b, q, neighbors, offset):
     W = row_statistics(a, b)
-    mask = np.zeros(W.shape, dtype=bool)
-    for i in range(W.shape[0]):
+    mask = np.zeros((len(neighbors), W.shape[1]), dtype=bool)
+    for i in range(len(neighbors)):
         pool = W[neighbors[i]].ravel()
         t = knockoff_threshold(pool, q, offset=offset)
         mask[i] = (W[i] > 0) & (W[i] >= t)
@@ -57,3 +57,15 @@ def test_pooled_null_rows_keep_about_nothing():
         m = select_rows(a, b, 0.2, neighbors=np.tile(np.arange(30), (30, 1)))
         fdp.append(float(m.any()))
     assert np.mean(fdp) <= 0.2
+
+
+def test_rows_after_the_selected_ones_serve_only_in_pools():
+    rng = np.random.default_rng(4)
+    a, b = rng.exponential(size=(2, 40, 5))
+    a[:, :2] += 3.0
+    neighbors = rng.integers(0, 40, (10, 8))
+    m = select_rows(a, b, 0.2, neighbors=neighbors)
+    assert m.shape == (10, 5)
+    np.testing.assert_array_equal(m, _select_slow(a, b, 0.2, neighbors, 1)[:10])
+    W = row_statistics(a, b)  # statistics from elsewhere, through their two parts
+    np.testing.assert_array_equal(row_statistics(np.maximum(W, 0), np.maximum(-W, 0)), W)
