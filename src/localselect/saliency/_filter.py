@@ -147,9 +147,10 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
     averaged over a region's rows is what ``fdr`` targets, and it is
     measured (``docs/evidence.md``, Syn4-Syn6: within nominal + 2 points for
     LFS and GP at 0.05, 0.1 and 0.2; not for the saliency selector wrapped,
-    whose own per-row ``fdr`` is the one to use). An exact per-region bound needs knockoff+ over the
-    region's ``d`` feature-level statistics, which keeps nothing unless at
-    least ``1 / fdr`` features are relevant in the region.
+    whose own per-row ``fdr`` is the one to use). An exact per-region bound
+    needs knockoff+ over the region's ``d`` feature-level statistics, which
+    keeps nothing unless at least ``1 / fdr`` features are relevant in the
+    region.
 
     It assumes: (a) the regions are fixed before the filtered rows are seen
     (learnt on split A, or given); (b) flip-sign within the region: swapping
