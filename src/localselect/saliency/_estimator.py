@@ -143,7 +143,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         the best early-stopping validation score is kept (a fit that misses
         an interaction, such as the switch on ``x11`` of Syn4, leaks its
         saliency to features of the other regime). Ignored when
-        ``estimator`` is given.
+        ``estimator`` is given or with ``per_row="heldout"``.
     random_state : int, RandomState instance or None, default=None
         Knockoff draws, the reference subset, and the seed of the models.
     verbose : int, default=0
