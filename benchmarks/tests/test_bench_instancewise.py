@@ -45,29 +45,67 @@ def test_metric_by_hand():
     assert got["FDR"] == pytest.approx(100 / 3)  # 2/3 and 0 (empty subset)
 
 
+#: Table 1 of Liu (2021), INVASE+ report (tennisonliu/invase-net-plus, invase-net-plus.pdf p. 4),
+#: as printed: TPR FDR for Syn1 ... Syn6. All rows but INVASE+ are lifted there from INVASE.
+_TABLE1 = """
+INVASE+ 100.0 0.0 100.0 0.0 84.4 0.0 96.6 10.1 89.8 11.3 94.5 32.6
+INVASE 100.0 0.0 100.0 0.0 92.0 0.0 99.8 10.3 84.8 1.1 90.1 7.4
+L2X 100.0 0.0 100.0 0.0 69.4 30.6 79.5 21.8 74.8 26.3 83.3 16.7
+LIME 13.8 86.2 100.0 0.0 98.1 1.9 40.7 49.4 41.1 50.6 50.5 49.5
+Shapley 60.4 39.6 93.3 6.7 90.1 9.1 65.2 31.9 62.9 33.7 71.2 28.8
+"""
+
+
 def test_published_rows_load():
     table = load_published("invase_table1")
     assert table["table"] == "Table 1" and "ICLR 2019" in table["paper"]
-    assert table["rows"]["INVASE"]["syn4"] == {"TPR": 99.8, "FDR": 10.3}
+    assert "tennisonliu/invase-net-plus" in table["transcribed_from"]
+    assert table["rows"]["INVASE"]["syn4"] == {"TPR": 99.8, "FDR": 10.3}  # as issue #31 quotes
     assert table["rows"]["Shapley"]["syn4"]["FDR"] == 31.9
+    want = {}
+    for line in _TABLE1.strip().splitlines():
+        name, *cells = line.split()
+        values = [float(v) for v in cells]
+        want[name] = {
+            f"syn{i + 1}": {"TPR": values[2 * i], "FDR": values[2 * i + 1]} for i in range(6)
+        }
+    assert table["rows"] == want
+    assert set(table["rows_from_invase_paper"]) | set(table["rows_from_report"]) == set(want)
     recs = suite._published_records()
-    assert {r["method"] for r in recs} == {
-        "INVASE (published)", "L2X (published)", "Shapley (published)", "LIME (published)"
-    }  # fmt: skip
+    assert {r["method"] for r in recs} == {f"{m} (published)" for m in want}
+    assert len(recs) == 5 * 6 * 2
+    assert {r["dataset"] for r in recs} == set(suite.DESIGNS)
 
 
 def test_tiny_run(tmp_path, monkeypatch):
     monkeypatch.setattr(
         suite,
         "_settings",
-        lambda quick: {"n_train": 400, "n_test": 200, "dims": (11,), "slow_rows": 100},
+        lambda quick: {
+            "n_train": 400,
+            "n_test": 200,
+            "dims": (11,),
+            "slow_rows": 100,
+            "filter_designs": ("syn4",),
+            "filter_rows": 200,
+            "real": (),
+        },
     )
     monkeypatch.setattr(suite, "FITTED", ("Saliency", "Fisher"))
+    monkeypatch.setattr(suite, "FILTERED", ("GP",))
     assert "instancewise" in available_suites()
     ctx = SuiteContext(quick=True, out=tmp_path, datasets=["syn4"])
     records = run_suite("instancewise", ctx)["records"]
-    ours = {(r["method"], r["metric"]): r for r in records if r.get("scope") != "published"}
+    ours = {
+        (r["method"], r["metric"]): r
+        for r in records
+        if r.get("scope") != "published" and r.get("nominal_fdr") is None
+    }
     assert set(ours) == {(m, k) for m in ("Saliency", "Fisher") for k in suite.METRICS}
+    filtered = [r for r in records if r.get("nominal_fdr") is not None and r["metric"] == "FDR"]
+    assert sorted(r["nominal_fdr"] for r in filtered) == list(suite.FDRS)
+    assert all(0 <= r["value"] <= 100 for r in filtered)
+    assert (tmp_path / "calibration.png").stat().st_size > 1000
     assert ours[("Fisher", "subset_size")]["value"] == 4.0  # k = mean relevant per row
     assert 0 <= ours[("Saliency", "TPR")]["value"] <= 100
     assert any(r["method"] == "INVASE (published)" for r in records)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from localselect.saliency import (
         ConditionalSaliencySelection as ConditionalSaliencySelection,
     )
+    from localselect.saliency import LocalKnockoffFilter as LocalKnockoffFilter
 
 try:
     __version__ = version("localselect")

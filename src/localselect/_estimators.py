@@ -54,6 +54,7 @@ EXPORTS: dict[str, str] = {
     "LocalFeatureSelection": "localselect.lfs",
     "LiftFeatureSelector": "localselect.lift",
     "ConditionalSaliencySelection": "localselect.saliency",
+    "LocalKnockoffFilter": "localselect.saliency",
     "IM4E": "localselect.margin",
     "BoostedImmigrate": "localselect.margin",
     "Immigrate": "localselect.margin",

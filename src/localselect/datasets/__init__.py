@@ -18,6 +18,7 @@ from localselect.datasets._generators import (
 from localselect.datasets._instancewise import (
     instancewise_score,
     make_instancewise_synthetic,
+    make_real_column_design,
 )
 from localselect.datasets._loaders import (
     DatasetNotFoundError,
@@ -44,6 +45,7 @@ __all__ = [
     "make_instancewise_synthetic",
     "make_lfs_synthetic",
     "make_lspin_synthetic",
+    "make_real_column_design",
     "make_subspace_classification",
     "make_switch_regression",
 ]

@@ -38,7 +38,13 @@ from sklearn.utils import check_random_state
 
 from localselect._compat import Interval, StrOptions, validate_params
 
-__all__ = ["INSTANCEWISE_DESIGNS", "instancewise_score", "make_instancewise_synthetic"]
+__all__ = [
+    "INSTANCEWISE_DESIGNS",
+    "REAL_COLUMN_DESIGNS",
+    "instancewise_score",
+    "make_instancewise_synthetic",
+    "make_real_column_design",
+]
 
 #: Syn1-Syn3: the 0-based columns each design uses. Syn4-Syn6: (design if x11 < 0,
 #: design if x11 >= 0).
@@ -160,3 +166,115 @@ def make_instancewise_synthetic(
     z = instancewise_score(X, design)
     y = 1 - rng.binomial(1, expit(z)).astype(np.int64)
     return X, y, _relevant(X, design)
+
+
+#: Real tables of the shared data (:func:`localselect.datasets.load_dataset` names) and the
+#: columns of their planted rule: ``(switch, (a1, a2), (b1, b2))`` by column name.
+REAL_COLUMN_DESIGNS: dict[str, tuple[str, tuple[str, ...], tuple[str, str], tuple[str, str]]] = {
+    # 30 tumour measurements: radius, perimeter, area (mean and worst) correlate at 0.99+.
+    "wdbc": (
+        "wdbc",
+        ("texture_mean",),
+        ("radius_mean", "smoothness_mean"),
+        ("concavity_mean", "fractal_dimension_mean"),
+    ),
+    # 12 uniform columns; p1 = -(p2 + p3 + p4) exactly, so p2 is determined by the others.
+    "electrical_grid": (
+        "electrical_grid_stability",
+        ("tau1",),
+        ("tau2", "g2"),
+        ("p2", "g3"),
+    ),
+    # 14 mixed columns (codes, counts, a 92 % zero capital-gain); education is a
+    # non-monotone relabelling of education-num.
+    "adult": (
+        "pmlb_adult",
+        ("age",),
+        ("hours-per-week", "sex"),
+        ("education-num", "capital-gain"),
+    ),
+    # 40 columns: 21 smoothly correlated waveform channels and 19 Gaussian noise columns.
+    "waveform": ("pmlb_waveform_40", ("X10",), ("X04", "X06"), ("X14", "X16")),
+}
+
+
+def _normal_scores(X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``Phi^{-1}`` of each column's mid-ranks over ``(n + 1)``: the rule's scale."""
+    from scipy.special import ndtri
+    from scipy.stats import rankdata
+
+    return ndtri(rankdata(X, axis=0) / (X.shape[0] + 1))
+
+
+@validate_params(
+    {
+        "name": [StrOptions(set(REAL_COLUMN_DESIGNS))],
+        "n_samples": [Interval(Integral, 1, None, closed="left"), None],
+        "data_home": "no_validation",
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_real_column_design(
+    name: str = "wdbc",
+    *,
+    n_samples: int | None = None,
+    data_home=None,
+    random_state: int | np.random.RandomState | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.bool_]]:
+    """A label planted on the real columns of a benchmark table, with each row's relevant columns.
+
+    The columns are a real table's features, unchanged (correlated, skewed,
+    discrete); its own label is dropped. With ``u`` the normal scores of the
+    columns (``Phi^{-1}`` of mid-ranks), the planted logit follows Syn4's
+    switch (:func:`make_instancewise_synthetic`): where the switch column's
+    score is negative, ``z = 2 u_a1 u_a2`` (an interaction, as Syn1), else
+    ``z = 1.5 (u_b1 + u_b2)`` (main effects), and ``y = 1`` with probability
+    ``1 / (1 + e^z)``. A row's truth is its columns, one by one: the switch
+    and the two of its regime. A column that correlates with them (radius and
+    perimeter in ``wdbc``) is not relevant to any row: this is what tests a
+    knockoff filter's validity on real columns.
+
+    Parameters
+    ----------
+    name : {"wdbc", "electrical_grid", "adult", "waveform"}, default="wdbc"
+        The table and its rule (:data:`REAL_COLUMN_DESIGNS`): ``wdbc`` (569 x
+        30, near-collinear), ``electrical_grid`` (10,000 x 12, uniform columns,
+        one exact linear dependence), ``adult`` (48,842 x 14, codes and
+        counts), ``waveform`` (5,000 x 40).
+    n_samples : int or None, default=None
+        Rows drawn without replacement (at most the table's); None keeps all,
+        in the table's order.
+    data_home : path or None, default=None
+        Directory of the benchmark data (:func:`localselect.datasets.load_dataset`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the row subset and then the labels.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The table's columns (float64).
+    y : ndarray of shape (n_samples,) of int
+        The planted label.
+    relevant : ndarray of shape (n_samples, n_features) of bool
+        Each row's relevant columns.
+    """
+    from localselect.datasets._loaders import load_dataset
+
+    table, switch, low, high = REAL_COLUMN_DESIGNS[name]
+    frame, _ = load_dataset(table, data_home=data_home, as_frame=True)
+    columns = [str(c) for c in frame.columns]
+    X = frame.to_numpy(dtype=np.float64)
+    rng = check_random_state(random_state)
+    if n_samples is not None and n_samples < X.shape[0]:
+        X = X[np.sort(rng.permutation(X.shape[0])[:n_samples])]
+    U = _normal_scores(X)
+    s, a, b = (np.array([columns.index(c) for c in cols]) for cols in (switch, low, high))
+    lower = U[:, s[0]] < 0
+    z = np.where(lower, 2.0 * U[:, a[0]] * U[:, a[1]], 1.5 * (U[:, b[0]] + U[:, b[1]]))
+    y = 1 - rng.binomial(1, expit(z)).astype(np.int64)
+    R = np.zeros(X.shape, dtype=bool)
+    R[:, s] = True
+    R[np.ix_(lower, a)] = True
+    R[np.ix_(~lower, b)] = True
+    return X, y, R
