@@ -85,13 +85,13 @@ def select_rows(
     relevance to the feature near the switch, and ``W_ij`` leans positive.
     The pairs of one feature share one fitted model, so their signs are not
     independent across rows: a model that uses a null feature a little more
-    than its copy makes ``W_ij > 0`` for most rows at once. Measured (issue 36,
-    histogram gradient boosting on ``[X, X~]``, 10,000 rows): per-row knockoff+
-    over pools of 101 rows kept the realized FDR near nominal on one fit of
-    Syn5 and Syn6 (5.2 and 5.6 % at 0.1) but not on Syn4 (8.3 % at 0.1, 18 %
-    at 0.2, TPR 60 %), and averaging ``W`` over 30 neighbours before the
-    threshold (which turns a shared bias into a sure sign) raised the FDR to
-    38-50 % on another fit. Treat the bound as conditional on the
+    than its copy makes ``W_ij > 0`` for most rows at once, and a model that
+    blurs a switch leaks saliency to the other regime's features, which their
+    copies do not see. Measured (issue 36, histogram gradient boosting on
+    ``[X, X~]``, 10,000 rows, pools of 101 rows, fdr 0.1): realized per-row
+    FDR 22.8 % on Syn4 and 42.9 % on Syn6, 38-50 % on Syn4-Syn6 with the
+    statistics averaged over 30 neighbours first. Treat the bound as
+    conditional on the
     flip-sign property, which this function cannot check.
 
     Parameters
