@@ -102,12 +102,27 @@ def test_tiny_run(tmp_path, monkeypatch):
         if r.get("scope") != "published" and r.get("nominal_fdr") is None
     }
     assert set(ours) == {(m, k) for m in ("Saliency", "Fisher") for k in suite.METRICS}
-    filtered = [r for r in records if r.get("nominal_fdr") is not None and r["metric"] == "FDR"]
+    calibrated = [r for r in records if r.get("nominal_fdr") is not None and r["metric"] == "FDR"]
+    filtered = [r for r in calibrated if "knockoff filter" in r["method"]]
     assert sorted(r["nominal_fdr"] for r in filtered) == list(suite.FDRS)
-    assert all(0 <= r["value"] <= 100 for r in filtered)
+    assert all(0 <= r["value"] <= 100 for r in calibrated)
+    # The saliency selector's own rule, re-thresholded at each nominal level.
+    saliency = {r["nominal_fdr"]: r for r in calibrated if r["method"].startswith("Saliency (")}
+    assert sorted(saliency) == list(suite.FDRS)
+    assert all(r["table"] == "FDR (%), per-row fdr, d = 11" for r in saliency.values())
     assert (tmp_path / "calibration.png").stat().st_size > 1000
     assert ours[("Fisher", "subset_size")]["value"] == 4.0  # k = mean relevant per row
     assert 0 <= ours[("Saliency", "TPR")]["value"] <= 100
     assert any(r["method"] == "INVASE (published)" for r in records)
     report = (tmp_path / "report.md").read_text()
     assert "INVASE (published)" in report and "syn4, d = 11: best local" in report
+
+
+def test_selection_tokens():
+    """``--datasets`` takes d11 / d100 and no-filter besides design names."""
+    cfg = {"dims": (11, 100)}
+    pick = lambda *names: suite._selection(SuiteContext(datasets=list(names) or None), cfg)
+    assert pick() == (list(suite.DESIGNS), (11, 100), True)
+    assert pick("d11", "no-filter") == (list(suite.DESIGNS), (11,), False)
+    assert pick("syn4", "D100") == (["syn4"], (100,), True)
+    assert pick("wdbc") == ([], (11, 100), True)
