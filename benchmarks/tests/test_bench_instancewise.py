@@ -121,7 +121,10 @@ def test_tiny_run(tmp_path, monkeypatch):
 def test_selection_tokens():
     """``--datasets`` takes d11 / d100 and no-filter besides design names."""
     cfg = {"dims": (11, 100)}
-    pick = lambda *names: suite._selection(SuiteContext(datasets=list(names) or None), cfg)
+
+    def pick(*names):
+        return suite._selection(SuiteContext(datasets=list(names) or None), cfg)
+
     assert pick() == (list(suite.DESIGNS), (11, 100), True)
     assert pick("d11", "no-filter") == (list(suite.DESIGNS), (11,), False)
     assert pick("syn4", "D100") == (["syn4"], (100,), True)
