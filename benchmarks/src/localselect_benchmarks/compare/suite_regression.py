@@ -45,7 +45,9 @@ from localselect_benchmarks.compare.suite_instancewise import feature_performanc
 __all__ = ["DATASETS", "methods"]
 
 FRIEDMAN = ("friedman1", "friedman2", "friedman3")
-PER_ROW = ("switch", "lspin-linear", "lspin-linear-shared", "lspin-e5")
+#: The switch design at 1,000 training rows ("switch") and 10,000 ("switch-10k"):
+#: the saliency selector's per-row rule needs the larger (its 200-row pools).
+PER_ROW = ("switch", "switch-10k", "lspin-linear", "lspin-linear-shared", "lspin-e5")
 DATASETS = (*FRIEDMAN, *PER_ROW, "diabetes")
 METRICS = ("TPR", "FDR", "r2", "seconds")
 LLDS_PROFILES = "LiftFeatureSelector (profiles)"
@@ -67,6 +69,15 @@ def _takes_k(name: str) -> bool:
     return cls is not None and "n_features_to_select" in inspect.signature(cls).parameters
 
 
+def _is_local(name: str) -> bool:
+    """Whether ``name`` answers per row (its defaults are then a per-row rule of its own)."""
+    from localselect.base import LocalSelectorMixin
+    from localselect.utils import continuous_target_estimators
+
+    cls = dict(continuous_target_estimators()).get(name)
+    return cls is not None and issubclass(cls, LocalSelectorMixin)
+
+
 def _takes_auto(name: str) -> bool:
     from localselect.utils import continuous_target_estimators
 
@@ -75,7 +86,7 @@ def _takes_auto(name: str) -> bool:
     return any("auto" in getattr(c, "options", ()) for c in constraints)
 
 
-def _make(name: str, k: int | str, seed: int, quick: bool):
+def _make(name: str, k: int | str | None, seed: int, quick: bool):
     """``name`` at its defaults (quick: its ``"demo"`` settings), keeping ``k`` features."""
     from localselect.utils import continuous_target_estimators, fast_params
 
@@ -98,7 +109,9 @@ def _make(name: str, k: int | str, seed: int, quick: bool):
     if name == "LiftFeatureSelector" and not quick:
         params["max_features"] = 2
     # every target here is a quantity (diabetes' is whole numbers): no detection
-    extra = {"n_features_to_select": k, "random_state": seed, "task": "regression"}
+    extra = {"random_state": seed, "task": "regression"}
+    if k is not None:  # None: the estimator's own answer (a local selector's per-row rule)
+        extra["n_features_to_select"] = k
     params.update({key: value for key, value in extra.items() if key in accepted})
     return cls(**params)
 
@@ -119,7 +132,9 @@ def _data(dataset: str, seed: int, quick: bool):
         tr = make_friedman_synthetic(n_train, design, n_noise=noise_cols, random_state=seed)
         te = make_friedman_synthetic(n_test, design, n_noise=noise_cols, random_state=seed + 1)
         return (*tr, *te)
-    if dataset == "switch":
+    if dataset.startswith("switch"):
+        if dataset == "switch-10k":
+            n_train = 2000 if quick else 10_000
         tr = make_switch_regression(n_train, random_state=seed)
         te = make_switch_regression(n_test, random_state=seed + 1)
         return (*tr, *te)
@@ -159,7 +174,8 @@ def _cell(dataset: str, name: str, mode: str, seed: int, quick: bool) -> dict[st
     scaler = StandardScaler().fit(Xtr)
     Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
     k = 4 if Rtr is None else max(1, round(float(Rtr.sum(axis=1).mean())))
-    est = _make(name, "auto" if mode == "auto" else k, seed % 2**31, quick)
+    chosen = {"auto": "auto", "default": None}.get(mode, k)
+    est = _make(name, chosen, seed % 2**31, quick)
     if mode == "auto":
         est.set_params(fdr=0.1)
     with warnings.catch_warnings():
@@ -195,6 +211,8 @@ def _plan(ctx: SuiteContext, cfg: dict[str, Any]) -> list[tuple]:
         n_fixed = cfg["fixed_draws"] if dataset in FRIEDMAN else 1
         for name in methods():
             cells += [(dataset, name, "fixed", seed_of[(dataset, i)]) for i in range(n_fixed)]
+            if dataset in PER_ROW and _is_local(name):
+                cells.append((dataset, name, "default", seed_of[(dataset, 0)]))
             if _takes_auto(name) and dataset in cfg["auto_draws"]:
                 n_auto = cfg["auto_draws"][dataset]
                 cells += [(dataset, name, "auto", seed_of[(dataset, i)]) for i in range(n_auto)]
@@ -214,7 +232,8 @@ def _records(cells: list[tuple], results: list[dict[str, Any]]) -> list[dict[str
                 continue
             label = f"{metric} (%)" if metric in ("TPR", "FDR") else metric
             where = "per row, held-out" if dataset in PER_ROW else "held-out"
-            table = f"{label}, {'auto (fdr 0.1)' if mode == 'auto' else 'k relevant'}, {where}"
+            how = {"auto": "auto (fdr 0.1)", "default": "defaults"}.get(mode, "k relevant")
+            table = f"{label}, {how}, {where}"
             records.append(
                 {
                     "table": table,
