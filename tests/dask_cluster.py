@@ -199,3 +199,43 @@ def run_with_deadline(func):
     thread.join(TIMEOUT)
     assert not thread.is_alive(), f"still running {TIMEOUT} s after the scheduler died"
     return box, time.monotonic() - start
+
+
+class LargestResult(distributed.diagnostics.plugin.SchedulerPlugin):
+    """The largest task result (bytes) held on a worker while the plugin is installed."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+        self.largest = 0
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish == "memory":
+            task = self.scheduler.tasks.get(key)
+            if task is not None and task.nbytes:
+                self.largest = max(self.largest, task.nbytes)
+
+
+@contextmanager
+def gather_spies(client, monkeypatch):
+    """``(plugin, received)``: the largest task result on a worker and the sizes of what
+    the client gathered, while the block runs (the Dask-collection tests' proof that no
+    table reaches one place)."""
+    from dask.sizeof import sizeof
+
+    scheduler = client.cluster.scheduler
+    plugin = LargestResult(scheduler)
+    name = f"largest-result-{id(plugin)}"
+    scheduler.add_plugin(plugin, name=name)
+    received = []
+    gather = distributed.Client.gather
+
+    def spy(self, futures, *args, **kwargs):
+        result = gather(self, futures, *args, **kwargs)
+        received.append(sizeof(result))
+        return result
+
+    monkeypatch.setattr(distributed.Client, "gather", spy)
+    try:
+        yield plugin, received
+    finally:
+        scheduler.remove_plugin(name=name)

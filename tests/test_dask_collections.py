@@ -23,8 +23,7 @@ distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
-from dask.sizeof import sizeof  # noqa: E402
-from dask_cluster import CLUSTER_MARKS  # noqa: E402
+from dask_cluster import CLUSTER_MARKS, gather_spies  # noqa: E402
 
 from localselect import MRMR, FisherScore, LocalFeatureSelection, ReliefF, Simba  # noqa: E402
 from localselect.margin import relieff, relieff_weights_dask  # noqa: E402
@@ -58,37 +57,11 @@ def _collections(n_blocks=ROWS // BLOCK):
     return X, y
 
 
-class LargestResult(distributed.diagnostics.plugin.SchedulerPlugin):
-    """The largest task result (bytes) held on a worker while the plugin is installed."""
-
-    def __init__(self, scheduler):
-        self.scheduler = scheduler
-        self.largest = 0
-
-    def transition(self, key, start, finish, *args, **kwargs):
-        if finish == "memory":
-            task = self.scheduler.tasks.get(key)
-            if task is not None and task.nbytes:
-                self.largest = max(self.largest, task.nbytes)
-
-
 @pytest.fixture
 def spies(dask_client, monkeypatch):
     """``(plugin, received)``: the largest task result and the results the client gathered."""
-    scheduler = dask_client.cluster.scheduler
-    plugin = LargestResult(scheduler)
-    scheduler.add_plugin(plugin, name="largest-result")
-    received = []
-    gather = distributed.Client.gather
-
-    def spy(self, futures, *args, **kwargs):
-        result = gather(self, futures, *args, **kwargs)
-        received.append(sizeof(result))
-        return result
-
-    monkeypatch.setattr(distributed.Client, "gather", spy)
-    yield plugin, received
-    scheduler.remove_plugin(name="largest-result")
+    with gather_spies(dask_client, monkeypatch) as found:
+        yield found
 
 
 def _check_nothing_gathered(spies, *, rows_on_client=0, lists_on_client=0):

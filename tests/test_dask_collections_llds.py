@@ -146,31 +146,16 @@ def test_refusals(synchronous):
 def test_cluster_fit_equals_in_memory_without_gathering(
     dask_client, monkeypatch, resolution, params
 ):
-    distributed = pytest.importorskip("distributed")
-    from dask.sizeof import sizeof
-    from test_dask_collections import LargestResult
+    pytest.importorskip("distributed")
+    from dask_cluster import gather_spies
 
-    scheduler = dask_client.cluster.scheduler
-    plugin = LargestResult(scheduler)
-    scheduler.add_plugin(plugin, name="largest-result-llds")
-    received = []
-    gather = distributed.Client.gather
-
-    def spy(self, futures, *args, **kwargs):
-        result = gather(self, futures, *args, **kwargs)
-        received.append(sizeof(result))
-        return result
-
-    monkeypatch.setattr(distributed.Client, "gather", spy)
-    try:
+    with gather_spies(dask_client, monkeypatch) as (plugin, received):
         parts = [dask.delayed(_block, pure=True)(i) for i in range(ROWS // BLOCK)]
         Xd = da.concatenate(
             [da.from_delayed(p[0], (BLOCK, FEATURES), np.float64) for p in parts], axis=0
         )
         yd = da.concatenate([da.from_delayed(p[1], (BLOCK,), np.int64) for p in parts])
         fitted = LiftFeatureSelector(resolution, **params).fit(Xd, yd)
-    finally:
-        scheduler.remove_plugin(name="largest-result-llds")
     X, y = _in_memory()
     expected = LiftFeatureSelector(resolution, max_seconds=None, **params).fit(X, y)
     _same_fit(fitted, expected)

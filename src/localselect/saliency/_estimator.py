@@ -219,8 +219,11 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         check={"n_quantiles": 2, "n_neighbors": 3, "n_reference": 50, "random_state": 0},
         demo={"random_state": 0},
         targets=("classes", "continuous"),
-        # the network's optimiser state and the neighbour index (scikit-learn's own types)
+        # the default model's trees, a network's optimiser state and the neighbour index
+        # (scikit-learn's own types)
         holds=(
+            "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+            "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
             "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
             "sklearn.neural_network._stochastic_optimizers.SGDOptimizer",
             "sklearn.neighbors._kd_tree.KDTree",

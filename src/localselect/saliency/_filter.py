@@ -23,7 +23,7 @@ from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, 
 from localselect.saliency._estimator import ConditionalSaliencySelection, _canonical_order
 from localselect.saliency._knockoffs import S_METHODS, KnockoffSampler, RowKeyedRandom
 from localselect.saliency._perrow import row_statistics, select_rows
-from localselect.saliency._regions import learn_regions
+from localselect.saliency._regions import RegionMap, learn_regions
 
 __all__ = ["LocalKnockoffFilter"]
 
@@ -197,8 +197,8 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
             "random_state": 0,
         },
         demo={"random_state": 0},
-        # the sampler, the pools' neighbour index, and what the default saliency selector holds
-        holds=(KnockoffSampler, *ConditionalSaliencySelection._declaration.holds),
+        # the sampler, the learnt regions, and what the default saliency selector holds
+        holds=(KnockoffSampler, RegionMap, *ConditionalSaliencySelection._declaration.holds),
     )
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "local_relevance"]), None],
