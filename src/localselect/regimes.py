@@ -89,7 +89,7 @@ class Regimes(NamedTuple):
     Regimes are numbered by size, largest first (ties: the regime of the
     earlier row first).
 
-    Attributes
+    Parameters
     ----------
     labels : ndarray of shape (n_rows,)
         The regime of each row.

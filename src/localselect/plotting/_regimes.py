@@ -278,6 +278,7 @@ def plot_regime_rows(
     Returns
     -------
     fig : matplotlib.figure.Figure
+        The figure: one heatmap of every row's relevance, rows ordered by regime.
     """
     from localselect.base import is_selector, local_relevance
     from localselect.plotting._axes import new_axes
