@@ -157,6 +157,34 @@ def test_dataframe_with_string_labels(dask_client):
     np.testing.assert_allclose(out.compute().to_numpy(), expected_out, rtol=0)
 
 
+def test_parquet_columns_fused_differently_still_align(dask_client, tmp_path):
+    """``dd.read_parquet`` of small files fuses the partitions of a projected column.
+
+    ``frame["y"]`` then has fewer partitions than ``frame.drop(columns="y")``; the
+    row blocks are counted on the arrays themselves and ``y`` follows ``X``'s blocks.
+    """
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    from localselect._runtime._collections import row_blocks
+
+    names = [f"f{j}" for j in range(FEATURES)]
+    for i in range(4):
+        X, y = _block(i, rows=50)
+        frame = pd.DataFrame(X, columns=names).assign(y=y)
+        frame.to_parquet(tmp_path / f"part-{i}.parquet")
+    lazy = dd.read_parquet(sorted(str(p) for p in tmp_path.glob("*.parquet")))
+    X_lazy, y_lazy = lazy.drop(columns="y"), lazy["y"]
+    blocks = row_blocks(X_lazy, y_lazy)
+    assert blocks.y.chunks[0] == blocks.X.chunks[0]
+    assert blocks.n_samples == 200 and blocks.offsets.tolist()[0] == 0
+    table = lazy.compute()
+    np.testing.assert_array_equal(blocks.y.compute(), table["y"].to_numpy())
+    fitted = FisherScore().fit(X_lazy, y_lazy)
+    expected = FisherScore().fit(table.drop(columns="y"), table["y"])
+    np.testing.assert_allclose(fitted.feature_importances_, expected.feature_importances_,
+                               rtol=1e-9)  # fmt: skip
+
+
 def _relieff_slow(X, codes, refs, k):
     """Kononenko's update over the reference rows ``refs`` only: an obvious loop."""
     lo, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
