@@ -252,3 +252,51 @@ def test_mrmr_f_criteria_and_regression_refuse_a_collection(dask_client):
         MRMR(criterion="fcq").fit(X, y)
     with pytest.raises(ValueError, match="only criterion='mid' on class labels"):
         MRMR(task="regression").fit(X, y)
+
+
+class _Recorder:
+    """A progress listener keeping every task it saw."""
+
+    def __init__(self):
+        self.tasks = []
+
+    def start(self, task):
+        self.tasks.append(task)
+
+    def update(self, task):
+        pass
+
+    def finish(self, task):
+        pass
+
+
+def _check_block_progress(recorder, n_blocks):
+    seen = {task.description: (task.done, task.total, task.unit) for task in recorder.tasks}
+    assert seen["summary blocks"] == (n_blocks, n_blocks, "blocks"), seen
+    assert seen["fisher blocks"] == (n_blocks, n_blocks, "blocks"), seen
+
+
+def test_collection_fit_reports_blocks_done_on_a_cluster(dask_client):
+    from localselect._runtime import listen
+
+    X, y = _collections()
+    recorder = _Recorder()
+    with listen(recorder):
+        fitted = FisherScore().fit(X, y)
+    _check_block_progress(recorder, ROWS // BLOCK)
+    expected = FisherScore().fit(*_in_memory())
+    np.testing.assert_allclose(fitted.feature_importances_, expected.feature_importances_,
+                               rtol=1e-9)  # fmt: skip
+
+
+def test_collection_fit_reports_blocks_done_on_a_local_scheduler():
+    from localselect._runtime import listen
+
+    X, y = _collections()
+    recorder = _Recorder()
+    with dask.config.set(scheduler="threads"), listen(recorder):
+        fitted = FisherScore().fit(X, y)
+    _check_block_progress(recorder, ROWS // BLOCK)
+    expected = FisherScore().fit(*_in_memory())
+    np.testing.assert_allclose(fitted.feature_importances_, expected.feature_importances_,
+                               rtol=1e-9)  # fmt: skip

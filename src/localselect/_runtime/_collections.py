@@ -183,6 +183,7 @@ def reduce_blocks(
     *shared: Any,
     split_every: int = SPLIT_EVERY,
     name: str = "localselect-reduce",
+    log: Any = None,
 ) -> Any:
     """``per_block`` on every row block, merged by ``combine`` in a tree, on the workers.
 
@@ -203,6 +204,10 @@ def reduce_blocks(
         Partial results merged per task.
     name : str
         Prefix of the task keys.
+    log : Reporter or None
+        The fit's reporter: the blocks done are counted as a progress task
+        (``log.task``; the CLI draws it as a bar), on a ``distributed`` client
+        or Dask's local schedulers. Counting never changes the result.
 
     Returns
     -------
@@ -220,6 +225,17 @@ def reduce_blocks(
         step(x, y, int(offset), *args, dask_key_name=f"{name}-block-{i}-{dask.base.tokenize(x)}")
         for i, (x, y, offset) in enumerate(zip(xs, ys, blocks.offsets, strict=True))
     ]
+    if log is None:
+        return _tree(parts, combine, split_every, name).compute()
+    what = f"{name.removeprefix('localselect-')} blocks"
+    with log.task(len(parts), what, unit="blocks") as task:
+        return _compute_counted(parts, combine, split_every, name, task)
+
+
+def _tree(parts: list, combine: Callable, split_every: int, name: str) -> Any:
+    """The partial results merged in a tree of fan-in ``split_every``, in block order."""
+    import dask
+
     merge = dask.delayed(_combine_all, pure=True)
     level = 0
     while len(parts) > 1:
@@ -229,7 +245,45 @@ def reduce_blocks(
             for i in range(0, len(parts), split_every)
         ]  # fmt: skip
         level += 1
-    return parts[0].compute()
+    return parts[0]
+
+
+def _compute_counted(parts: list, combine: Callable, split_every: int, name: str, task) -> Any:
+    """The tree of :func:`reduce_blocks` computed with ``task.advance()`` per block done.
+
+    On a ``distributed`` client the blocks are submitted as futures (their
+    results are small) and the tree merges them as they arrive; on Dask's
+    local schedulers a callback counts the block tasks.
+    """
+    try:
+        from distributed import as_completed, get_client
+
+        client = get_client()
+    except (ImportError, ValueError):
+        client = None
+    if client is None:
+        from dask.callbacks import Callback
+
+        prefix = f"{name}-block-"
+
+        def posttask(key, result, dsk, state, worker_id):
+            if str(key).startswith(prefix):
+                task.advance()
+
+        with Callback(posttask=posttask):
+            return _tree(parts, combine, split_every, name).compute()
+    futures = client.compute(parts)
+    final = client.compute(_tree([_delayed_future(f) for f in futures], combine,
+                                 split_every, name))  # fmt: skip
+    for _ in as_completed(futures):
+        task.advance()
+    return client.gather(final)
+
+
+def _delayed_future(future: Any) -> Any:
+    import dask
+
+    return dask.delayed(future)
 
 
 class Summary(NamedTuple):
@@ -300,9 +354,11 @@ def _merge_summaries(a: Summary, b: Summary) -> Summary:
     )
 
 
-def summarise(blocks: RowBlocks) -> Summary:
+def summarise(blocks: RowBlocks, log: Any = None) -> Summary:
     """Row count, column range, mean, centred sum of squares and labels, on the workers."""
-    return reduce_blocks(blocks, _summarise_block, _merge_summaries, name="localselect-summary")
+    return reduce_blocks(
+        blocks, _summarise_block, _merge_summaries, name="localselect-summary", log=log
+    )
 
 
 def _rows_block(block: Any, func: Callable, kind: str, columns: Any) -> Any:
