@@ -130,6 +130,34 @@ def test_dataframe_with_string_labels(dask_client):
     np.testing.assert_allclose(out.compute().to_numpy(), expected_out, rtol=0)
 
 
+def test_parquet_columns_fused_differently_still_align(dask_client, tmp_path):
+    """``dd.read_parquet`` of small files fuses the partitions of a projected column.
+
+    ``frame["y"]`` then has fewer partitions than ``frame.drop(columns="y")``; the
+    row blocks are counted on the arrays themselves and ``y`` follows ``X``'s blocks.
+    """
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    from localselect._runtime._collections import row_blocks
+
+    names = [f"f{j}" for j in range(FEATURES)]
+    for i in range(4):
+        X, y = _block(i, rows=50)
+        frame = pd.DataFrame(X, columns=names).assign(y=y)
+        frame.to_parquet(tmp_path / f"part-{i}.parquet")
+    lazy = dd.read_parquet(sorted(str(p) for p in tmp_path.glob("*.parquet")))
+    X_lazy, y_lazy = lazy.drop(columns="y"), lazy["y"]
+    blocks = row_blocks(X_lazy, y_lazy)
+    assert blocks.y.chunks[0] == blocks.X.chunks[0]
+    assert blocks.n_samples == 200 and blocks.offsets.tolist()[0] == 0
+    table = lazy.compute()
+    np.testing.assert_array_equal(blocks.y.compute(), table["y"].to_numpy())
+    fitted = FisherScore().fit(X_lazy, y_lazy)
+    expected = FisherScore().fit(table.drop(columns="y"), table["y"])
+    np.testing.assert_allclose(fitted.feature_importances_, expected.feature_importances_,
+                               rtol=1e-9)  # fmt: skip
+
+
 def _relieff_slow(X, codes, refs, k):
     """Kononenko's update over the reference rows ``refs`` only: an obvious loop."""
     lo, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
@@ -197,3 +225,51 @@ def test_mrmr_f_criteria_and_regression_refuse_a_collection(dask_client):
         MRMR(criterion="fcq").fit(X, y)
     with pytest.raises(ValueError, match="only criterion='mid' on class labels"):
         MRMR(task="regression").fit(X, y)
+
+
+class _Recorder:
+    """A progress listener keeping every task it saw."""
+
+    def __init__(self):
+        self.tasks = []
+
+    def start(self, task):
+        self.tasks.append(task)
+
+    def update(self, task):
+        pass
+
+    def finish(self, task):
+        pass
+
+
+def _check_block_progress(recorder, n_blocks):
+    seen = {task.description: (task.done, task.total, task.unit) for task in recorder.tasks}
+    assert seen["summary blocks"] == (n_blocks, n_blocks, "blocks"), seen
+    assert seen["fisher blocks"] == (n_blocks, n_blocks, "blocks"), seen
+
+
+def test_collection_fit_reports_blocks_done_on_a_cluster(dask_client):
+    from localselect._runtime import listen
+
+    X, y = _collections()
+    recorder = _Recorder()
+    with listen(recorder):
+        fitted = FisherScore().fit(X, y)
+    _check_block_progress(recorder, ROWS // BLOCK)
+    expected = FisherScore().fit(*_in_memory())
+    np.testing.assert_allclose(fitted.feature_importances_, expected.feature_importances_,
+                               rtol=1e-9)  # fmt: skip
+
+
+def test_collection_fit_reports_blocks_done_on_a_local_scheduler():
+    from localselect._runtime import listen
+
+    X, y = _collections()
+    recorder = _Recorder()
+    with dask.config.set(scheduler="threads"), listen(recorder):
+        fitted = FisherScore().fit(X, y)
+    _check_block_progress(recorder, ROWS // BLOCK)
+    expected = FisherScore().fit(*_in_memory())
+    np.testing.assert_allclose(fitted.feature_importances_, expected.feature_importances_,
+                               rtol=1e-9)  # fmt: skip

@@ -19,7 +19,7 @@ def test_quick_cluster_profile(tmp_path):
         assert 0 < by[(n, "fisher", "client peak (MiB)")]["value"] < 1536
         assert by[(n, "fisher", "worker peak (MiB)")]["value"] > 0
     assert by[("N=20000", "fisher", "identity (max rel diff)")]["value"] < 1e-9
-    # the run with a worker killed a second in survives (exit 0); whether its importances
-    # equal the undisturbed run's to 12 digits is recorded (value 1.0 or 0.0), not asserted
-    assert "value" in by[("N=20000", "fisher", "worker killed: same result")]
+    # a worker killed a second into a second run: it survives (exit 0) with the same
+    # importances up to rounding (lost tasks are recomputed, reductions merge in block order)
+    assert by[("N=20000", "fisher", "worker killed (max rel diff)")]["value"] < 1e-9
     assert ("against N", "fisher", "time slope") in by

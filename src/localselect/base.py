@@ -861,7 +861,8 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
                 "dataframe too (or call .compute() on y)."
             )
         blocks = row_blocks(X, y)
-        summary = summarise(blocks)
+        log = Reporter.for_estimator(self)
+        summary = summarise(blocks, log)
         self.n_features_in_ = int(blocks.X.shape[1])
         self.__dict__.pop("feature_names_in_", None)
         if blocks.feature_names is not None:
@@ -886,7 +887,7 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
         check_class_counts(name, classes, counts, self._min_class_size, self._class_size_reason)
         self.task_ = "classification"
         self.classes_ = classes
-        fit_blocks(self, blocks, summary, counts, Reporter.for_estimator(self))
+        fit_blocks(self, blocks, summary, counts, log)
         return self
 
 

@@ -185,3 +185,32 @@ def test_local_n_starts_a_cluster_for_the_run(tmp_path, capsys):
     assert "fitted on all 400 rows on the cluster" in capsys.readouterr().out
     assert set(pd.read_csv(out / "importances.csv")["feature"][:2]) == {"f0", "f1"}
     assert main(["select", *args[1:-4], "--cluster", "local:0"]) == 2
+
+
+def test_select_cluster_reports_its_stages_and_the_fit_passes(tmp_path, dask_client):
+    from localselect._runtime import listen
+
+    class Recorder:
+        def __init__(self):
+            self.tasks = []
+
+        def start(self, task):
+            self.tasks.append(task)
+
+        def update(self, task):
+            pass
+
+        def finish(self, task):
+            pass
+
+    _write_parts(tmp_path / "data")
+    recorder = Recorder()
+    args = ["select", "--method", "fisher", "--target", "y", "--input", str(tmp_path / "data")]
+    args += ["--cluster", dask_client.scheduler.address, "--out", str(tmp_path / "out")]
+    with listen(recorder):
+        assert main(args) == 0
+    seen = {task.description: (task.done, task.total) for task in recorder.tasks}
+    assert seen["select --cluster"] == (4, 4), seen
+    # the fit's passes over the 3 partitions: the first-pass summary and Fisher's moments
+    assert seen["summary blocks"] == (3, 3), seen
+    assert seen["fisher blocks"] == (3, 3), seen

@@ -9,7 +9,8 @@ never gathers it:
   importing Dask when the caller never did;
 * :func:`row_blocks`: ``X`` (and ``y``) as one float64 dask array chunked by
   rows only, with ``y`` aligned to its blocks and the global row offset of
-  every block (a dataframe's partition lengths are computed, one integer each);
+  every block (unknown block lengths are counted on the blocks themselves, one
+  integer each, in one pass over ``X`` and ``y``);
 * :func:`reduce_blocks`: ``per_block(x, y, offset, *shared)`` on every block
   (on the workers), its results merged by ``combine`` in a tree of fan-in
   ``split_every`` (on the workers too): only the final, small result reaches
@@ -75,19 +76,48 @@ class RowBlocks(NamedTuple):
 
 
 def _as_array(obj: Any) -> Any:
-    """A dask array of a dask dataframe or series (partition lengths computed) or array."""
+    """A dask array of a dask dataframe, series or array (row counts possibly unknown)."""
     import dask.array as da
 
     if isinstance(obj, da.Array):
-        if any(np.isnan(c) for c in obj.chunks[0]):
-            obj = obj.compute_chunk_sizes()
         return obj
     if hasattr(obj, "to_dask_array"):
-        return obj.to_dask_array(lengths=True)
+        return obj.to_dask_array()
     raise ValueError(
         f"Expected a dask array, dataframe or series; got {type(obj).__name__}. "
         "Pass dask.array / dask.dataframe collections (or call .compute() on small data)."
     )
+
+
+def _block_rows(block: np.ndarray) -> np.ndarray:
+    return np.array([block.shape[0]], dtype=np.int64)
+
+
+def _known_rows(*arrays: Any) -> list[Any]:
+    """The arrays with their row chunks known, counted in one pass over all of them.
+
+    The counts come from each array's own blocks: a dataframe's partitions can
+    be fused differently once columns are projected (``dd.read_parquet`` of
+    small files), so lengths counted on the dataframe need not fit the blocks
+    of ``to_dask_array()``.
+    """
+    import dask
+    import dask.array as da
+
+    unknown = [i for i, a in enumerate(arrays) if any(np.isnan(c) for c in a.chunks[0])]
+    counts = [
+        arrays[i].map_blocks(
+            _block_rows, dtype=np.int64, chunks=((1,) * arrays[i].numblocks[0],),
+            drop_axis=list(range(1, arrays[i].ndim)),
+        )
+        for i in unknown
+    ]  # fmt: skip
+    out = list(arrays)
+    for i, sizes in zip(unknown, dask.compute(*counts), strict=True):
+        arr = arrays[i]
+        chunks = (tuple(int(c) for c in sizes), *arr.chunks[1:])
+        out[i] = da.Array(arr.dask, arr.name, chunks=chunks, dtype=arr.dtype)
+    return out
 
 
 def row_blocks(X: Any, y: Any = None, *, dtype: Any = np.float64) -> RowBlocks:
@@ -97,7 +127,9 @@ def row_blocks(X: Any, y: Any = None, *, dtype: Any = np.float64) -> RowBlocks:
     ----------
     X : dask array or dask dataframe of shape (n_samples, n_features)
     y : dask array, dask series, ndarray or None
-        Rechunked to ``X``'s row blocks when its own differ (``y`` is one column).
+        Rechunked to ``X``'s row blocks when its own differ (``y`` is one column):
+        ``X`` and ``y`` taken from one dataframe may be partitioned differently
+        (``dd.read_parquet`` fuses small files once columns are projected).
     dtype : dtype, default=float64
         Type of ``X``'s blocks; None keeps it.
 
@@ -114,12 +146,10 @@ def row_blocks(X: Any, y: Any = None, *, dtype: Any = np.float64) -> RowBlocks:
     arr = _as_array(X)
     if arr.ndim != 2:
         raise ValueError(f"X must be 2-dimensional (n_samples, n_features); got {arr.ndim}.")
-    arr = arr.rechunk({1: -1})
-    if dtype is not None and arr.dtype != dtype:
-        arr = arr.astype(dtype)
     target = None
     if y is not None:
         target = _as_array(y) if is_collection(y) else da.from_array(np.asarray(y))
+        arr, target = _known_rows(arr, target)
         if target.ndim == 2 and target.shape[1] == 1:
             target = target[:, 0]
         if target.ndim != 1 or target.shape[0] != arr.shape[0]:
@@ -127,8 +157,13 @@ def row_blocks(X: Any, y: Any = None, *, dtype: Any = np.float64) -> RowBlocks:
                 f"y must be one column of {arr.shape[0]} values (the rows of X); "
                 f"got shape {target.shape}."
             )
-        if target.chunks[0] != arr.chunks[0]:
-            target = target.rechunk({0: arr.chunks[0]})
+    else:
+        (arr,) = _known_rows(arr)
+    arr = arr.rechunk({1: -1})
+    if dtype is not None and arr.dtype != dtype:
+        arr = arr.astype(dtype)
+    if target is not None and target.chunks[0] != arr.chunks[0]:
+        target = target.rechunk({0: arr.chunks[0]})
     sizes = np.asarray(arr.chunks[0], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     return RowBlocks(arr, target, offsets, int(sizes.sum()), names)
@@ -148,6 +183,7 @@ def reduce_blocks(
     *shared: Any,
     split_every: int = SPLIT_EVERY,
     name: str = "localselect-reduce",
+    log: Any = None,
 ) -> Any:
     """``per_block`` on every row block, merged by ``combine`` in a tree, on the workers.
 
@@ -168,6 +204,10 @@ def reduce_blocks(
         Partial results merged per task.
     name : str
         Prefix of the task keys.
+    log : Reporter or None
+        The fit's reporter: the blocks done are counted as a progress task
+        (``log.task``; the CLI draws it as a bar), on a ``distributed`` client
+        or Dask's local schedulers. Counting never changes the result.
 
     Returns
     -------
@@ -185,6 +225,17 @@ def reduce_blocks(
         step(x, y, int(offset), *args, dask_key_name=f"{name}-block-{i}-{dask.base.tokenize(x)}")
         for i, (x, y, offset) in enumerate(zip(xs, ys, blocks.offsets, strict=True))
     ]
+    if log is None:
+        return _tree(parts, combine, split_every, name).compute()
+    what = f"{name.removeprefix('localselect-')} blocks"
+    with log.task(len(parts), what, unit="blocks") as task:
+        return _compute_counted(parts, combine, split_every, name, task)
+
+
+def _tree(parts: list, combine: Callable, split_every: int, name: str) -> Any:
+    """The partial results merged in a tree of fan-in ``split_every``, in block order."""
+    import dask
+
     merge = dask.delayed(_combine_all, pure=True)
     level = 0
     while len(parts) > 1:
@@ -194,7 +245,45 @@ def reduce_blocks(
             for i in range(0, len(parts), split_every)
         ]  # fmt: skip
         level += 1
-    return parts[0].compute()
+    return parts[0]
+
+
+def _compute_counted(parts: list, combine: Callable, split_every: int, name: str, task) -> Any:
+    """The tree of :func:`reduce_blocks` computed with ``task.advance()`` per block done.
+
+    On a ``distributed`` client the blocks are submitted as futures (their
+    results are small) and the tree merges them as they arrive; on Dask's
+    local schedulers a callback counts the block tasks.
+    """
+    try:
+        from distributed import as_completed, get_client
+
+        client = get_client()
+    except (ImportError, ValueError):
+        client = None
+    if client is None:
+        from dask.callbacks import Callback
+
+        prefix = f"{name}-block-"
+
+        def posttask(key, result, dsk, state, worker_id):
+            if str(key).startswith(prefix):
+                task.advance()
+
+        with Callback(posttask=posttask):
+            return _tree(parts, combine, split_every, name).compute()
+    futures = client.compute(parts)
+    final = client.compute(_tree([_delayed_future(f) for f in futures], combine,
+                                 split_every, name))  # fmt: skip
+    for _ in as_completed(futures):
+        task.advance()
+    return client.gather(final)
+
+
+def _delayed_future(future: Any) -> Any:
+    import dask
+
+    return dask.delayed(future)
 
 
 class Summary(NamedTuple):
@@ -265,9 +354,11 @@ def _merge_summaries(a: Summary, b: Summary) -> Summary:
     )
 
 
-def summarise(blocks: RowBlocks) -> Summary:
+def summarise(blocks: RowBlocks, log: Any = None) -> Summary:
     """Row count, column range, mean, centred sum of squares and labels, on the workers."""
-    return reduce_blocks(blocks, _summarise_block, _merge_summaries, name="localselect-summary")
+    return reduce_blocks(
+        blocks, _summarise_block, _merge_summaries, name="localselect-summary", log=log
+    )
 
 
 def _rows_block(block: Any, func: Callable, kind: str, columns: Any) -> Any:

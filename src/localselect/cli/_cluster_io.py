@@ -19,7 +19,10 @@ The fit: an estimator with a fit on Dask collections (``FisherScore``,
 ``MRMR``: see ``localselect.base.collection_fit_names``) is fitted on the
 workers; any other is fitted in memory on a random sample of ``--sample`` rows
 (gathered on the client; said on the terminal), then answers every row on the
-cluster. The outputs: ``selected_features/`` (``select``) or ``--out``
+cluster. Progress: each stage (reading, scaling, fitting, writing) is a status
+line and a step of the ``select --cluster`` progress task, and a fit on
+collections reports its passes' blocks (bars on a terminal). The outputs:
+``selected_features/`` (``select``) or ``--out``
 (``predict``) as Parquet partitions, one per input partition, indexed by the
 row number in the input (files in sorted order); ``importances.csv`` and
 ``importances.json`` from sums reduced on the workers; ``model.skops``.
@@ -58,6 +61,10 @@ DEFAULT_SAMPLE = 100_000
 
 #: The folder of per-row answers ``select --cluster`` writes into ``--out``.
 ROWS_FOLDER = "selected_features"
+
+#: The stages of ``select --cluster``, each a status line and one step of its
+#: progress task (the fit's own passes are progress tasks of the estimator).
+STAGES = ("reading", "scaling", "fitting", "writing the per-row answers")
 
 _PARQUET = (".parquet", ".pq")
 
@@ -284,6 +291,7 @@ def _answer_block(part: pd.DataFrame, prep: Any, estimator: Any, names: list[str
 
 def run_select_cluster(args: argparse.Namespace, console: Console) -> int:
     """``select --cluster``: read, prepare, fit and answer on the cluster (module docstring)."""
+    from localselect._runtime import Reporter
     from localselect.cli._progress import status
     from localselect.cli._select import _make_estimator, resolve_method
 
@@ -293,17 +301,28 @@ def run_select_cluster(args: argparse.Namespace, console: Console) -> int:
     cls = resolve_method(args.method)
     estimator = _make_estimator(cls, args)
     out = Path(args.out)
-    with connect(args.cluster), status(console, f"reading {args.input} on the cluster ..."):
-        frame = read_lazy(args.input, args.na_values)
-        features = _feature_columns(frame, args)
-        frame = frame.dropna(subset=[*features, args.target])
-        prep, n, head = _prepared_pipeline(frame, features, scale=not args.no_scale)
-        meta = prep.transform(head).iloc[:0]
-        X_model = frame[features].map_partitions(_model_block, prep, meta=meta)
-        start = time.perf_counter()
-        how = _fit(estimator, X_model, frame[args.target], n, args.sample, args.random_state)
-        seconds = time.perf_counter() - start
-        written = _write_rows(out, frame[features], prep, estimator, n, head)
+    stages = Reporter(logging.getLogger("localselect.cli"), 0).task(
+        len(STAGES), "select --cluster", unit="passes", quiet=True
+    )
+    with connect(args.cluster), stages:
+        with status(console, f"{STAGES[0]} {args.input} on the cluster ..."):
+            frame = read_lazy(args.input, args.na_values)
+            features = _feature_columns(frame, args)
+            frame = frame.dropna(subset=[*features, args.target])
+            stages.advance()
+        with status(console, f"{STAGES[1]} on the cluster ..."):
+            prep, n, head = _prepared_pipeline(frame, features, scale=not args.no_scale)
+            meta = prep.transform(head).iloc[:0]
+            X_model = frame[features].map_partitions(_model_block, prep, meta=meta)
+            stages.advance()
+        with status(console, f"{STAGES[2]} {type(estimator).__name__} on {n} rows ..."):
+            start = time.perf_counter()
+            how = _fit(estimator, X_model, frame[args.target], n, args.sample, args.random_state)
+            seconds = time.perf_counter() - start
+            stages.advance()
+        with status(console, f"{STAGES[3]} to {out / ROWS_FOLDER} ..."):
+            written = _write_rows(out, frame[features], prep, estimator, n, head)
+            stages.advance()
     summary = _summary(args, estimator, n, seconds, how, written)
     _save(out, args, prep, estimator, features)
     console.print(

@@ -73,7 +73,7 @@ def fit_fisher_collection(estimator, blocks: RowBlocks, summary: Summary, counts
     log(1, "FisherScore on a Dask collection: %d samples, %d features", *blocks.X.shape)
     classes = estimator.classes_
     n_counts, sums, squares = reduce_blocks(
-        blocks, _class_moments, _add, classes, name="localselect-fisher"
+        blocks, _class_moments, _add, classes, name="localselect-fisher", log=log
     )
     absmax = np.maximum(np.abs(summary.lo), np.abs(summary.hi))
     scale = np.maximum(absmax, 1.0) ** 2 * summary.n
@@ -155,7 +155,8 @@ def fit_mrmr_collection(estimator, blocks: RowBlocks, summary: Summary, counts, 
     low = summary.mean - estimator.scale * std
     high = summary.mean + estimator.scale * std
     relevance_joint, pair_joint = reduce_blocks(
-        blocks, _state_counts, _add, low, high, estimator.classes_, name="localselect-mrmr"
+        blocks, _state_counts, _add, low, high, estimator.classes_, name="localselect-mrmr",
+        log=log,
     )
     k = resolve_n_features(estimator.n_features_to_select, blocks.X.shape[1])
     k = blocks.X.shape[1] if k is None else k  # None is not a value of MRMR's parameter

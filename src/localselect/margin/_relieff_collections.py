@@ -148,8 +148,13 @@ def relieff_weights_dask(
     return weights_from_blocks(blocks, summary, classes, counts, reference_indices, n_neighbors)
 
 
-def weights_from_blocks(blocks, summary, classes, counts, reference_indices, n_neighbors):
-    """:func:`relieff_weights_dask` on checked row blocks and their first-pass summary."""
+def weights_from_blocks(
+    blocks, summary, classes, counts, reference_indices, n_neighbors, log=None
+):
+    """:func:`relieff_weights_dask` on checked row blocks and their first-pass summary.
+
+    ``log`` (the fit's reporter, or None) counts the blocks of both passes as progress.
+    """
     ref = np.asarray(reference_indices, dtype=np.int64)
     if ref.ndim != 1 or ref.size == 0 or np.unique(ref).size != ref.size:
         raise ValueError("reference_indices must be distinct row indices (at least one).")
@@ -164,7 +169,7 @@ def weights_from_blocks(blocks, summary, classes, counts, reference_indices, n_n
     k = int(min(n_neighbors, counts.max()))
     _, index = reduce_blocks(
         blocks, _block_neighbours, _merge_neighbours, refs, ref, lo, scale, classes, k,
-        name="localselect-relieff-neighbours",
+        name="localselect-relieff-neighbours", log=log,
     )  # fmt: skip
     priors = counts / summary.n
     same = np.eye(len(classes), dtype=bool)
@@ -176,7 +181,7 @@ def weights_from_blocks(blocks, summary, classes, counts, reference_indices, n_n
     weights = coef[ref_codes[r], c] / kc
     total = reduce_blocks(
         blocks, _block_diffs, _sum, refs, pairs, weights, lo, scale,
-        name="localselect-relieff-diffs",
+        name="localselect-relieff-diffs", log=log,
     )  # fmt: skip
     return total / ref.size
 
@@ -209,5 +214,5 @@ def fit_relieff_collection(estimator, blocks, summary, counts, log) -> None:
     estimator.max_samples_ = len(refs)
     log(0, "%s: %d of %d rows as reference rows, on the workers", name, len(refs), n)
     estimator.feature_importances_ = weights_from_blocks(
-        blocks, summary, estimator.classes_, counts, refs, estimator.n_neighbors_
+        blocks, summary, estimator.classes_, counts, refs, estimator.n_neighbors_, log
     )

@@ -17,7 +17,8 @@ of the labels flipped, so f0, f1, f2 are the planted columns). Then, per method:
   collection (largest relative difference of ``feature_importances_``);
 * **worker killed**: at the smallest N, one worker process is killed (SIGKILL)
   a second into a second run; the nanny restarts it, Dask recomputes the lost
-  work and the run must exit 0 with the same importances.
+  work and the run must exit 0 with the same importances (largest relative
+  difference recorded; the tests assert < 1e-9).
 
 Time against N gives a log-log slope (linear work: about 1). The quick
 profile (small N, one method) runs in the benchmark tests.
@@ -61,6 +62,8 @@ SETTINGS: dict[bool, dict[str, Any]] = {
 }
 
 N_FEATURES = 20
+#: Identity of two fits of the same rows (in memory vs on Dask; undisturbed vs a killed worker).
+RTOL = 1e-9
 PLANTED = ("f0", "f1", "f2")
 
 
@@ -219,25 +222,36 @@ def _one_size(ctx: SuiteContext, cfg: dict, n: int, seed: int) -> list[dict[str,
                 )
                 if cfg["kill"]:
                     records.append(_killed_run(ctx, client, cluster, args, out, row))
+                for check in (r for r in records if r.get("table") == "Checks"):
+                    if "status" in check or check["value"] > RTOL:
+                        ctx.note(f"N={n}: {check['metric']} is not within rtol {RTOL:g}: {check}")
     return records
 
 
 def _killed_run(ctx, client, cluster, args, out, row) -> dict[str, Any]:
-    """The run again with a worker killed a second in; same importances?"""
+    """The run again with a worker killed a second in; its importances against the first run.
+
+    Dask recomputes a lost task from its inputs and the reductions merge in
+    a fixed order (block order, fixed fan-in), so the result is the same up
+    to rounding; the suite asserts rtol 1e-9.
+    """
     again = ctx.out / (out.name + "-killed")
     args = [a if a != str(out) else str(again) for a in args]
     run = _child_peak_wrapper(args, kill=_kill_one_worker(client))
     client.wait_for_workers(len(client.scheduler_info()["workers"]) or 1, timeout=60)
-    row = {**row, "table": "Checks", "metric": "worker killed: same result"}
+    row = {**row, "table": "Checks", "metric": "worker killed (max rel diff)"}
     if run["code"] != 0:
         return {**row, "status": f"failed: {run['stderr']}"}
-    same = _importances(again) == _rounded(_importances(out))
-    return {**row, "value": float(same)}
+    return {**row, "value": _max_rel_diff(_importances(again), _importances(out))}
 
 
-def _rounded(values: dict[str, float]) -> dict[str, float]:
-    """Importances rounded to 12 significant digits (a recomputed task sums in the same order)."""
-    return {k: float(f"{v:.12g}") for k, v in values.items()}
+def _max_rel_diff(a: dict[str, float], b: dict[str, float]) -> float:
+    """Largest relative difference of two importance tables (the same features)."""
+    if set(a) != set(b):
+        return math.inf
+    x = np.array([a[k] for k in sorted(a)])
+    z = np.array([b[k] for k in sorted(a)])
+    return float(np.max(np.abs(x - z) / np.maximum(np.abs(z), 1e-300)))
 
 
 @register_suite(
