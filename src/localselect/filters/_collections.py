@@ -155,7 +155,13 @@ def fit_mrmr_collection(estimator, blocks: RowBlocks, summary: Summary, counts, 
     low = summary.mean - estimator.scale * std
     high = summary.mean + estimator.scale * std
     relevance_joint, pair_joint = reduce_blocks(
-        blocks, _state_counts, _add, low, high, estimator.classes_, name="localselect-mrmr",
+        blocks,
+        _state_counts,
+        _add,
+        low,
+        high,
+        estimator.classes_,
+        name="localselect-mrmr",
         log=log,
     )
     k = resolve_n_features(estimator.n_features_to_select, blocks.X.shape[1])
