@@ -82,7 +82,8 @@ def _takes_auto(name: str) -> bool:
     from localselect.utils import continuous_target_estimators
 
     cls = dict(continuous_target_estimators()).get(name)
-    constraints = [] if cls is None else cls._parameter_constraints.get("n_features_to_select", [])
+    table = getattr(cls, "_parameter_constraints", {})
+    constraints = table.get("n_features_to_select", [])
     return any("auto" in getattr(c, "options", ()) for c in constraints)
 
 
@@ -144,9 +145,9 @@ def _data(dataset: str, seed: int, quick: bool):
         X, y = load_diabetes(return_X_y=True)
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=seed % 2**31)
         return Xtr, ytr, None, Xte, yte, None
-    design = dataset.removeprefix("lspin-")
-    n = {"linear": 400, "linear-shared": 300, "e5": 600}[design] if quick else None
-    X, y, R = make_lspin_synthetic(n, design, random_state=seed)
+    lspin = dataset.removeprefix("lspin-")
+    n = {"linear": 400, "linear-shared": 300, "e5": 600}[lspin] if quick else None
+    X, y, R = make_lspin_synthetic(n, lspin, random_state=seed)
     parts = train_test_split(X, y, R, test_size=0.2, random_state=seed % 2**31)
     Xtr, Xte, ytr, yte, Rtr, Rte = parts
     return Xtr, ytr, Rtr, Xte, yte, Rte
