@@ -408,11 +408,11 @@ def map_rows(
         if kind == "vector":
             return X.map_blocks(
                 _rows_block, func, kind=kind, columns=None, dtype=dtype, drop_axis=1,
-                chunks=(X.chunks[0],), token="localselect-rows",
+                chunks=(X.chunks[0],),
             )  # fmt: skip
         return X.map_blocks(
             _rows_block, func, kind=kind, columns=None, dtype=dtype,
-            chunks=(X.chunks[0], (len(columns),)), token="localselect-rows",
+            chunks=(X.chunks[0], (len(columns),)),
         )  # fmt: skip
     if not hasattr(X, "map_partitions"):
         raise ValueError(f"Expected a dask array or dataframe; got {type(X).__name__}.")

@@ -224,6 +224,14 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         holds=(
             "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
             "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
+            # older scikit-learn keeps the loss and its link on the fitted model
+            "sklearn._loss.link.Interval",
+            "sklearn._loss.link.IdentityLink",
+            "sklearn._loss.link.LogitLink",
+            "sklearn._loss.link.MultinomialLogit",
+            "sklearn._loss.loss.HalfBinomialLoss",
+            "sklearn._loss.loss.HalfMultinomialLoss",
+            "sklearn._loss.loss.HalfSquaredError",
             "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
             "sklearn.neural_network._stochastic_optimizers.SGDOptimizer",
             "sklearn.neighbors._kd_tree.KDTree",
