@@ -29,7 +29,7 @@ MILLION = 1_000_000
     [
         (Relief(), "set max_samples"),
         (Simba(), "fit on a sample of at most"),
-        (LocalFeatureSelection(), "set n_candidates lower"),
+        (LocalFeatureSelection(n_candidates=None), "set n_candidates lower"),
         (IRelief(), "exact neighbour search"),
         (IM4E(), "exact neighbour search"),
         (Immigrate(), "exact neighbour search"),
@@ -49,12 +49,15 @@ def test_what_fits_the_budget_is_not_refused():
     assert scale_refusal(Relief(max_samples=0.001), MILLION, 20) is None
     assert scale_refusal(Relief(), 20_000, 20) is None
     assert scale_refusal(LocalFeatureSelection(), 5_000, 20) is None
+    assert scale_refusal(LocalFeatureSelection(n_candidates=None), 5_000, 20) is None  # ~70 s
+    assert scale_refusal(LocalFeatureSelection(n_candidates=None), 100, 10_000) is None
     if "max_samples" in ReliefF().get_params():
         assert scale_refusal(ReliefF(max_samples=1000), MILLION, 20) is None
 
 
 def test_the_advised_sample_size_is_within_the_budget():
-    for estimator in (Simba(), Immigrate(), ConditionalSaliencySelection()):
+    lfs = (LocalFeatureSelection(), LocalFeatureSelection(n_candidates=None, max_iter=10))
+    for estimator in (Simba(), Immigrate(), ConditionalSaliencySelection(), *lfs):
         message = scale_refusal(estimator, MILLION, 20)
         rows = int(message.split("at most ")[1].split(" rows")[0])
         assert scale_refusal(estimator, rows, 20) is None

@@ -221,10 +221,15 @@ def reduce_blocks(
     args = [dask.delayed(value, name=f"{name}-shared-{dask.base.tokenize(value)}")
             if isinstance(value, np.ndarray) else value for value in shared]  # fmt: skip
     step = dask.delayed(per_block, pure=True)
+    # Keys name everything a block's result depends on: two passes over the same
+    # blocks with different shared arguments (the narrowing brackets of an exact
+    # quantile, say) must never share a key, or the scheduler hands back a stale result.
+    call = dask.base.tokenize(per_block, combine, *shared)
     parts = [
-        step(x, y, int(offset), *args, dask_key_name=f"{name}-block-{i}-{dask.base.tokenize(x)}")
+        step(x, y, int(offset), *args,
+             dask_key_name=f"{name}-block-{i}-{dask.base.tokenize(x, y, int(offset), call)}")
         for i, (x, y, offset) in enumerate(zip(xs, ys, blocks.offsets, strict=True))
-    ]
+    ]  # fmt: skip
     if log is None:
         return _tree(parts, combine, split_every, name).compute()
     what = f"{name.removeprefix('localselect-')} blocks"
@@ -241,7 +246,8 @@ def _tree(parts: list, combine: Callable, split_every: int, name: str) -> Any:
     while len(parts) > 1:
         parts = [
             merge(combine, parts[i : i + split_every],
-                  dask_key_name=f"{name}-merge{level}-{i}-{dask.base.tokenize(parts[i])}")
+                  dask_key_name=f"{name}-merge{level}-{i}-"
+                                f"{dask.base.tokenize(combine, parts[i : i + split_every])}")
             for i in range(0, len(parts), split_every)
         ]  # fmt: skip
         level += 1

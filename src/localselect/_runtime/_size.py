@@ -38,9 +38,19 @@ PAIR_SECONDS = 2.4e-8
 #: features, 20 passes: its passes stop early at ``tol``, so this is per fit).
 SIMBA_PAIR_SECONDS = 5.7e-7
 
-#: Seconds per row of LocalFeatureSelection at its defaults (61.8 s at 5,000
-#: rows, 20 features, 50 candidates per class, 2 iterations): linear in N.
-LFS_ROW_SECONDS = 1.2e-2
+#: LocalFeatureSelection's cost per row and pass pair (``max_iter=2``), one thread,
+#: 20 features: ``LFS_ROW_SECONDS + LFS_CANDIDATE_SECONDS * candidates``, times
+#: ``(M / 20) ** LFS_FEATURE_EXPONENT``. Fitted to fits on a quiet 2-core machine
+#: (load < 1): 3.5 s at 5,000 x 20 and 8.5 s at 5,000 x 200 with 50 candidates per
+#: class; 11.4 s at 2,000 x 20 and 24.1 s at 2,000 x 200 with every row a candidate
+#: (``n_candidates=None``); checked at 100 x 10,000 exact (0.56 s, model 0.73 s) and
+#: 900 x 60 exact with 50 passes (103 s, model 95 s). Past 5,000 rows the cost per
+#: row grows as ``(N / 5000) ** LFS_ROW_EXPONENT`` (the search for each row's nearest
+#: candidates): 51.3 s at 50,000 x 20 at the defaults.
+LFS_ROW_SECONDS = 5.7e-4
+LFS_ROW_EXPONENT = 0.17
+LFS_CANDIDATE_SECONDS = 2.6e-6
+LFS_FEATURE_EXPONENT = 0.35
 
 
 def _hours(seconds: float) -> str:
@@ -104,25 +114,37 @@ def _simba(estimator: Any, n: int, m: int) -> str | None:
     )
 
 
-def _lfs(estimator: Any, n: int, m: int) -> str | None:
-    params = estimator.get_params(deep=False)
+def _lfs_seconds(n: int, params: dict, m: int) -> float:
+    """LocalFeatureSelection's one-thread fit time on ``n`` x ``m`` at ``params``."""
     candidates = params.get("n_candidates")
-    if candidates is None:  # the exact method: O(N^2) per iteration
+    if candidates is None:  # the exact method: every row is a candidate, O(N^2) per pass
         candidates = n
     elif isinstance(candidates, str):
         candidates = 50
     iters = max(int(params.get("max_iter", 2)), 1)
-    scale = (candidates / 50) * (iters / 2) * max(m, 1) / 20
-    seconds = LFS_ROW_SECONDS * n * scale
+    per_row = (LFS_ROW_SECONDS + LFS_CANDIDATE_SECONDS * min(int(candidates), n)) * (iters / 2)
+    per_row *= max(n / 5000, 1.0) ** LFS_ROW_EXPONENT
+    return per_row * (max(m, 1) / 20) ** LFS_FEATURE_EXPONENT * n
+
+
+def _lfs(estimator: Any, n: int, m: int) -> str | None:
+    params = estimator.get_params(deep=False)
+    seconds = _lfs_seconds(n, params, m)
     if seconds <= BUDGET_SECONDS:
         return None
-    fit_rows = int(BUDGET_SECONDS / (LFS_ROW_SECONDS * scale))
+    fit_rows, step = n, n  # bisect: the candidates grow with the rows when every row is one
+    while step > 1:
+        step = (step + 1) // 2
+        fit_rows += -step if _lfs_seconds(fit_rows, params, m) > BUDGET_SECONDS else step
+        fit_rows = min(max(fit_rows, 1), n)
+    while fit_rows > 1 and _lfs_seconds(fit_rows, params, m) > BUDGET_SECONDS:
+        fit_rows -= 1
     return (
         f"LocalFeatureSelection solves a linear program per representative row and "
-        f"candidate subset ({LFS_ROW_SECONDS * 1000:.0f} s per 1,000 rows at these settings): "
+        f"candidate subset ({seconds / n * 1000:.0f} s per 1,000 rows at these settings): "
         f"{_hours(seconds)} for {n} rows on one thread; set n_candidates lower (now "
-        f"{params.get('n_candidates')!r}; 'auto' is 50) or max_iter=1, or fit on a sample of "
-        f"at most {fit_rows} rows."
+        f"{params.get('n_candidates')!r}; 'auto' is 50) or max_iter lower (now "
+        f"{params.get('max_iter', 2)}), or fit on a sample of at most {fit_rows} rows."
     )
 
 

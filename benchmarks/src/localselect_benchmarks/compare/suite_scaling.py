@@ -217,7 +217,7 @@ def _measure(
 #: OpenMP code (HistGradientBoostingClassifier), and GNU OpenMP is not fork-safe once
 #: the parent has started its thread team (a forked child then crashed in the
 #: binning step, in CI after the other suites had run).
-SPAWNED = frozenset({"ConditionalSaliencySelection"})
+SPAWNED = frozenset({"ConditionalSaliencySelection", "LocalKnockoffFilter"})
 
 
 def _slope(x: list[float], v: list[float]) -> float | None:
