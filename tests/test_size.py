@@ -88,3 +88,15 @@ def test_an_estimator_may_declare_its_own_limit():
     with pytest.raises(ValueError, match="too big: set chunk"):
         Limited().fit(X, y)
     Limited().fit(X[:10], y[:10])
+
+
+def test_a_subclass_has_its_parents_limit():
+    class Mine(ConditionalSaliencySelection):
+        pass
+
+    class MyImmigrate(Immigrate):
+        pass
+
+    assert "fit on a sample of at most" in scale_refusal(Mine(), MILLION, 20)
+    assert "exact neighbour search" in scale_refusal(MyImmigrate(), MILLION, 20)
+    assert scale_refusal(Mine(), 1_000, 20) is None
