@@ -130,6 +130,20 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         (no error guarantee; the rule before issue 36).
     heldout_fraction : float, default=0.3
         Rows held out of the model's fit for ``per_row="heldout"``.
+    profile_fraction : float, default=0.0
+        ``per_row="heldout"``: rows that fit a second model, of the same kind,
+        whose saliency profiles choose each row's neighbours; the loss model
+        gets the remaining ``1 - heldout_fraction - profile_fraction``. ``0``
+        reads the profiles from the loss model itself. With one model for both,
+        a row's neighbours are chosen where that model is sensitive to a
+        feature, which is where its loss changes for a feature the target
+        ignores lean positive. Measured (10,000 rows, seed 0, fdr 0.1, TPR /
+        FDR %), ``0`` against ``0.2``: Syn1 (the same two features for every
+        row) 80.8 / 15.7 against 83.2 / 6.9, calibrated at fdr 0.05 and 0.2
+        too; but Syn4 (a switch) 88.5 / 8.1 against 92.5 / 21.5, because a
+        model fitted on 2,000 rows blurs the switch and its neighbourhoods mix
+        the regimes (0.35: Syn4 89.8 / 19.6). Set it where every row is
+        expected to share one answer among many noise columns.
     n_draws : int, default=4
         Knockoff draws per held-out row for ``per_row="heldout"``.
     relative_threshold : float, default=0.25
@@ -167,6 +181,9 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         screen (length ``n_features_in_``), absent when ``screen=False``.
     estimator_ : estimator
         The model fitted on the kept columns (standardised).
+    profile_estimator_ : estimator
+        ``per_row="heldout"``: the model whose saliency profiles choose the
+        neighbours (``estimator_`` itself when ``profile_fraction=0``).
     loss_change_ : ndarray of shape (n_heldout, n_modelled)
         ``per_row="heldout"``: loss changes of the held-out rows.
     scaler_ : StandardScaler
@@ -175,7 +192,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         Replacement values (standardised scale) of the kept columns.
     reference_saliency_ : ndarray of shape (n_ref, n_screened)
         Saliency profiles of the reference rows (the held-out rows with
-        ``per_row="heldout"``).
+        ``per_row="heldout"``, from ``profile_estimator_``).
     local_relevance_ : ndarray of shape (n_samples, n_features_in_)
         ``local_relevance`` of the training rows.
     local_support_ : ndarray of shape (n_samples, n_features_in_) of bool
@@ -247,6 +264,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         "n_neighbors": [Interval(Integral, 0, None, closed="left")],
         "per_row": [StrOptions({"relative", "heldout"})],
         "heldout_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "profile_fraction": [Interval(Real, 0, 1, closed="left")],
         "n_draws": [Interval(Integral, 1, None, closed="left")],
         "relative_threshold": [Interval(Real, 0, 1, closed="right")],
         "n_reference": [Interval(Integral, 1, None, closed="left")],
@@ -265,6 +283,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         n_neighbors=200,
         per_row="heldout",
         heldout_fraction=0.3,
+        profile_fraction=0.0,
         n_draws=4,
         relative_threshold=0.25,
         n_reference=2000,
@@ -280,6 +299,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         self.n_neighbors = n_neighbors
         self.per_row = per_row
         self.heldout_fraction = heldout_fraction
+        self.profile_fraction = profile_fraction
         self.n_draws = n_draws
         self.relative_threshold = relative_threshold
         self.n_reference = n_reference
@@ -311,13 +331,14 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
             random_state=seed,
         )
 
-    def _saliency(self, Z, grid=None):
-        """Saliency of ``estimator_`` (a regression's: half the absolute change)."""
+    def _saliency(self, Z, grid=None, model=None):
+        """Saliency of ``model`` (``estimator_`` by default; a regression's: half the
+        absolute change)."""
         grid = self.grid_ if grid is None else grid
+        model = self.estimator_ if model is None else model
         if self.task_ == "regression":
-            model = self.estimator_
             return saliency(lambda A: model.predict(A)[:, None], Z, grid)
-        return model_saliency(self.estimator_, Z, grid)
+        return model_saliency(model, Z, grid)
 
     def _fit_model(self, Xk, codes, rng):
         """Fit ``estimator``; the default MLP is fitted ``n_restarts`` times from different
@@ -392,17 +413,30 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         """Model on the kept rows, loss changes and saliency profiles of the held-out rows."""
         n, c = Xk.shape
         m = round(self.heldout_fraction * n)
+        b = round(self.profile_fraction * n)
         if m < 2 or self.n_neighbors < 2:
             raise ValueError(
                 "per_row='heldout' needs at least 2 held-out rows and n_neighbors >= 2; "
                 f"got {m} rows (heldout_fraction={self.heldout_fraction}) and "
                 f"n_neighbors={self.n_neighbors}."
             )
+        if n - m - b < 2 or (self.profile_fraction > 0 and b < 2):
+            raise ValueError(
+                f"heldout_fraction={self.heldout_fraction} and profile_fraction="
+                f"{self.profile_fraction} leave {n - m - b} of {n} rows for the model and "
+                f"{b} for the profile model; each needs at least 2 (lower the fractions, or "
+                "set profile_fraction=0 to read profiles from the model itself)."
+            )
         perm = rng.permutation(n)
-        held, train = perm[:m], perm[m:]
+        held, profile, train = perm[:m], perm[m : m + b], perm[m + b :]
         log(1, "fitting the model on %d rows, %d held out", train.size, m)
         self.estimator_ = self._fit_model(Xk[train], codes[train], rng)
         self.grid_ = quantile_grid(Xk[train], self.n_quantiles)
+        if b:
+            log(1, "fitting the profile model on %d rows", b)
+            self.profile_estimator_ = self._fit_model(Xk[profile], codes[profile], rng)
+        else:
+            self.profile_estimator_ = self.estimator_
         Xh, yh = Xk[held], codes[held]
         if self.task_ == "regression":
 
@@ -427,13 +461,13 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
                 D[:, j] += loss(Xr) - base
                 Xr[:, j] = Xh[:, j]
         self.loss_change_ = D / self.n_draws
-        self.reference_saliency_ = self._saliency(Xh, self.grid_)
+        self.reference_saliency_ = self._saliency(Xh, self.grid_, self.profile_estimator_)
         k = min(self.n_neighbors, m)
         self._nn = NearestNeighbors(n_neighbors=k).fit(_profiles(self.reference_saliency_))
 
     def _heldout_answer(self, Xk):
         """Relevance ``1 - p`` and the row-wise BH mask of rows in the kept columns."""
-        S = self._saliency(Xk, self.grid_)
+        S = self._saliency(Xk, self.grid_, self.profile_estimator_)
         idx = self._nn.kneighbors(_profiles(S), return_distance=False)
         p = loss_change_pvalues(self.loss_change_, idx)
         cols = self._order[self._cols]
