@@ -278,6 +278,15 @@ def test_random_state_fixes_the_answer():
     np.testing.assert_array_equal(a, b)
 
 
+def test_the_answer_does_not_depend_on_n_jobs():
+    X, y, _ = make_instancewise_synthetic(2000, "syn4", random_state=0)
+    one = ConditionalSaliencySelection(random_state=3).fit(X, y)
+    two = ConditionalSaliencySelection(n_jobs=2, random_state=3).fit(X, y)
+    np.testing.assert_allclose(two.local_relevance(X[:300]), one.local_relevance(X[:300]),
+                               rtol=1e-9, atol=1e-12)  # fmt: skip
+    assert (two.get_local_support(X[:300]) == one.get_local_support(X[:300])).mean() > 0.999
+
+
 def test_without_screen_every_column_is_modelled():
     X, y, _ = make_instancewise_synthetic(300, "syn1", random_state=0)
     est = ConditionalSaliencySelection(
