@@ -24,6 +24,7 @@ import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
 from dask_cluster import CLUSTER_MARKS, gather_spies  # noqa: E402
+from task_recorder import TaskRecorder  # noqa: E402
 
 from localselect import MRMR, FisherScore, LocalFeatureSelection, ReliefF, Simba  # noqa: E402
 from localselect.margin import relieff, relieff_weights_dask  # noqa: E402
@@ -227,22 +228,6 @@ def test_mrmr_f_criteria_and_regression_refuse_a_collection(dask_client):
         MRMR(task="regression").fit(X, y)
 
 
-class _Recorder:
-    """A progress listener keeping every task it saw."""
-
-    def __init__(self):
-        self.tasks = []
-
-    def start(self, task):
-        self.tasks.append(task)
-
-    def update(self, task):
-        pass
-
-    def finish(self, task):
-        pass
-
-
 def _check_block_progress(recorder, n_blocks):
     seen = {task.description: (task.done, task.total, task.unit) for task in recorder.tasks}
     assert seen["summary blocks"] == (n_blocks, n_blocks, "blocks"), seen
@@ -253,7 +238,7 @@ def test_collection_fit_reports_blocks_done_on_a_cluster(dask_client):
     from localselect._runtime import listen
 
     X, y = _collections()
-    recorder = _Recorder()
+    recorder = TaskRecorder()
     with listen(recorder):
         fitted = FisherScore().fit(X, y)
     _check_block_progress(recorder, ROWS // BLOCK)
@@ -266,7 +251,7 @@ def test_collection_fit_reports_blocks_done_on_a_local_scheduler():
     from localselect._runtime import listen
 
     X, y = _collections()
-    recorder = _Recorder()
+    recorder = TaskRecorder()
     with dask.config.set(scheduler="threads"), listen(recorder):
         fitted = FisherScore().fit(X, y)
     _check_block_progress(recorder, ROWS // BLOCK)

@@ -188,23 +188,12 @@ def test_local_n_starts_a_cluster_for_the_run(tmp_path, capsys):
 
 
 def test_select_cluster_reports_its_stages_and_the_fit_passes(tmp_path, dask_client):
+    from task_recorder import TaskRecorder
+
     from localselect._runtime import listen
 
-    class Recorder:
-        def __init__(self):
-            self.tasks = []
-
-        def start(self, task):
-            self.tasks.append(task)
-
-        def update(self, task):
-            pass
-
-        def finish(self, task):
-            pass
-
     _write_parts(tmp_path / "data")
-    recorder = Recorder()
+    recorder = TaskRecorder()
     args = ["select", "--method", "fisher", "--target", "y", "--input", str(tmp_path / "data")]
     args += ["--cluster", dask_client.scheduler.address, "--out", str(tmp_path / "out")]
     with listen(recorder):

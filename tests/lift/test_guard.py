@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from sklearn.preprocessing import KBinsDiscretizer
+from task_recorder import TaskRecorder
 
 from localselect import LiftFeatureSelector
 from localselect._runtime import listen
@@ -13,20 +14,6 @@ from localselect.lift._search import (
     estimate_search_seconds,
     profile_search_seconds,
 )
-
-
-class Recorder:
-    def __init__(self):
-        self.tasks = []
-
-    def start(self, task):
-        self.tasks.append(task)
-
-    def update(self, task):
-        pass
-
-    def finish(self, task):
-        pass
 
 
 def _discrete(n, m, seed=0, levels=3):
@@ -112,7 +99,7 @@ def test_progress_is_reported_and_does_not_change_results(resolution):
     X, y = _discrete(100, 6, seed=5)
     params = {"resolution": resolution, "min_support": 0.1}
     quiet = LiftFeatureSelector(**params).fit(X, y)
-    rec = Recorder()
+    rec = TaskRecorder()
     with listen(rec):
         loud = LiftFeatureSelector(**params, verbose=1).fit(X, y)
     assert quiet.results_.equals(loud.results_)

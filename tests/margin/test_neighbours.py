@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
+from task_recorder import TaskRecorder
 
 from localselect import BoostedImmigrate, Immigrate
 from localselect._runtime import listen
@@ -215,25 +216,11 @@ def test_bim_stops_at_a_round_no_better_than_chance():
     assert np.all(kept < 0.5)
 
 
-class _Recorder:
-    def __init__(self):
-        self.tasks = []
-
-    def start(self, task):
-        self.tasks.append(task)
-
-    def update(self, task):
-        pass
-
-    def finish(self, task):
-        pass
-
-
 def test_progress_is_reported_and_does_not_change_results():
     X, codes, _, _ = _problem(n=40, a=3, n_classes=2, seed=2)
     quiet = _fit(Immigrate(max_iter=4, tol=0.0), X, codes)
     quiet_bim = BoostedImmigrate(n_estimators=3, random_state=0).fit(X, codes)
-    rec = _Recorder()
+    rec = TaskRecorder()
     with listen(rec):
         loud = _fit(Immigrate(max_iter=4, tol=0.0, verbose=1), X, codes)
         loud_bim = BoostedImmigrate(n_estimators=3, random_state=0, verbose=1).fit(X, codes)
@@ -328,7 +315,7 @@ def test_vector_estimators_auto_rule_and_progress(name, monkeypatch):
     small = _fit(cls(), X, codes)
     assert small.n_candidates_ is None
     monkeypatch.setattr(_pairs, "EXACT_MAX_SAMPLES", 50)
-    rec = _Recorder()
+    rec = TaskRecorder()
     with listen(rec):
         big = _fit(cls(verbose=1), X, codes)
     assert big.n_candidates_ == 100
@@ -352,7 +339,7 @@ def test_simba_reports_its_iterations():
     from localselect import Simba
 
     X, codes, _, _ = _problem(n=40, a=3, n_classes=2, seed=8)
-    rec = _Recorder()
+    rec = TaskRecorder()
     with listen(rec):
         model = _fit(Simba(n_features_to_select=2, max_iter=5), X, codes)
     (task,) = [t for t in rec.tasks if t.description == "Simba iterations"]
