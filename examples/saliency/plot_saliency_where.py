@@ -10,9 +10,9 @@ groups of rows split by the sign of ``x11``.
 features and :func:`~localselect.plotting.plot_regimes` draws them: the map's
 first axis is mostly ``x11`` (the column every row uses), split where the
 regimes switch. The regimes are only as clear as the selector's answers: with
-the held-out per-row rule, seed 0 gives adjusted Rand index 0.86 at 3,000
-training rows, 0.96 at 5,000 (here) and 0.95 at 10,000 (the documentation's
-opening figure; 0.79-0.95 over seeds 0-2).
+the held-out per-row rule, seed 0 gives adjusted Rand index 0.43 at 3,000
+training rows, 0.97 at 5,000 (here) and 0.99 at 10,000 (the documentation's
+opening figure; 0.74-0.99 over seeds 0-2).
 """
 
 # %%
