@@ -273,7 +273,7 @@ def test_a_row_gets_the_same_answer_alone_or_in_a_batch(syn6):
     # row, and the row's own saliency at least min_saliency of its largest
     S = est._saliency(est.model_input(Xt))
     own = np.zeros(R.shape, dtype=bool)
-    own[:, est._order[est._cols]] = (S >= est.min_saliency * S.max(axis=1, keepdims=True)) & (
+    own[:, est._order[est._cols]] = (est.min_saliency * S.max(axis=1, keepdims=True) <= S) & (
         S > 0
     )
     np.testing.assert_array_equal(est.get_local_support(Xt), bh_rows(1.0 - R, est.fdr) & own)

@@ -512,7 +512,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         p = loss_change_pvalues(self.loss_change_, idx)
         if self.profile_estimator_ is not self.estimator_:
             S = self._saliency(Xk, self.grid_)
-        own = S >= self.min_saliency * S.max(axis=1, keepdims=True)
+        own = self.min_saliency * S.max(axis=1, keepdims=True) <= S
         cols = self._order[self._cols]
         R = np.zeros((Xk.shape[0], self.n_features_in_))
         M = np.zeros(R.shape, dtype=bool)
