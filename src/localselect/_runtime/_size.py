@@ -132,13 +132,14 @@ def _lfs(estimator: Any, n: int, m: int) -> str | None:
     seconds = _lfs_seconds(n, params, m)
     if seconds <= BUDGET_SECONDS:
         return None
-    fit_rows, step = n, n  # bisect: the candidates grow with the rows when every row is one
-    while step > 1:
-        step = (step + 1) // 2
-        fit_rows += -step if _lfs_seconds(fit_rows, params, m) > BUDGET_SECONDS else step
-        fit_rows = min(max(fit_rows, 1), n)
-    while fit_rows > 1 and _lfs_seconds(fit_rows, params, m) > BUDGET_SECONDS:
-        fit_rows -= 1
+    # the most rows within budget (bisection: the time grows with the rows, faster than
+    # linearly when every row is a candidate)
+    fit_rows, over = 1, n
+    while over - fit_rows > 1:
+        mid = (fit_rows + over) // 2
+        fit_rows, over = (
+            (mid, over) if _lfs_seconds(mid, params, m) <= BUDGET_SECONDS else (fit_rows, mid)
+        )
     return (
         f"LocalFeatureSelection solves a linear program per representative row and "
         f"candidate subset ({seconds / n * 1000:.0f} s per 1,000 rows at these settings): "

@@ -21,6 +21,7 @@ relevant features.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from numbers import Integral, Real
 
@@ -58,6 +59,17 @@ _BOOSTING = {
     "max_leaf_nodes": 15,
     "min_samples_leaf": 50,
 }
+
+
+def _on_n_jobs_threads(method):
+    """Run ``method`` with the model's compiled code (OpenMP, BLAS) on ``n_jobs`` threads."""
+
+    @functools.wraps(method)
+    def limited(self, *args, **kwargs):
+        with threadpool_limits(limits=n_threads(self.n_jobs)):
+            return method(self, *args, **kwargs)
+
+    return limited
 
 
 class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
@@ -396,15 +408,8 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         log(1, "screen kept %d of %d features", res.kept.size, d)
         return res.kept
 
-    def _threads(self):
-        """Compiled code (the model's OpenMP, BLAS) on ``n_jobs`` threads."""
-        return threadpool_limits(limits=n_threads(self.n_jobs))
-
+    @_on_n_jobs_threads
     def _fit(self, X, codes, log):
-        with self._threads():
-            return self._fit_limited(X, codes, log)
-
-    def _fit_limited(self, X, codes, log):
         rng = check_random_state(self.random_state)
         n, d = X.shape
         self.scaler_ = StandardScaler().fit(X)
@@ -555,22 +560,16 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         check_is_fitted(self)
         return self.local_relevance_
 
+    @_on_n_jobs_threads
     def _local_relevance(self, X):
         check_is_fitted(self)
-        with self._threads():
-            return self._local_relevance_limited(X)
-
-    def _local_relevance_limited(self, X):
         Xs = self.scaler_.transform(X)[:, self._order]
         if self.per_row == "heldout":
             return self._heldout_answer(Xs[:, self._cols])[0]
         return self._relevance_ordered(Xs)
 
+    @_on_n_jobs_threads
     def _local_support_mask(self, X):
-        with self._threads():
-            return self._local_support_limited(X)
-
-    def _local_support_limited(self, X):
         if self.per_row == "heldout":
             check_is_fitted(self)
             Xs = self.scaler_.transform(X)[:, self._order]
