@@ -156,13 +156,14 @@ def test_knockoffs_have_the_knockoff_covariance():
 
 
 #: This file's quick fits (10,000 training rows, 1,000 test rows of another seed, defaults,
-#: fdr 0.1), measured with support-consistent pools (support_agreement=0.8): TPR / FDR of
-#: Syn6 93.1 / 6.5 (random_state 1 and 2 with data seeds 11/12, 21/22: 93.0 / 2.9, 93.3 /
-#: 8.5), of Syn4 92.9 / 13.0 (94.5 / 15.1, 93.6 / 17.3). With the nearest 300 profiles
-#: (support_agreement=0): Syn6 93.6 / 6.1, Syn4 91.6 / 15.3 (93.7 / 14.3, 92.0 / 16.2); the
-#: switch design 98.8 / 2.1 (seeds 2 and 4: 98.7 / 3.7, 98.8 / 7.2).
-SYN6_TPR = 0.931
-SYN4_TPR, SYN4_FDR = 0.929, 0.130
+#: fdr 0.1), measured with support-consistent pools chosen by profiles without the tested
+#: feature (support_agreement=0.8, pool_profiles="swapped"): TPR / FDR of Syn6 93.4 / 4.2
+#: (random_state 1 and 2 with data seeds 11/12, 21/22: 93.6 / 2.5, 91.9 / 9.0), of Syn4
+#: 93.5 / 11.4 (94.7 / 12.5, 92.5 / 15.1). With the nearest 300 shared profiles (the rule
+#: before): Syn6 93.6 / 6.1, Syn4 91.6 / 15.3 (93.7 / 14.3, 92.0 / 16.2). The switch design:
+#: see test_continuous_switch_design.
+SYN6_TPR = 0.934
+SYN4_TPR = 0.935
 
 
 def _rates(S, R):
@@ -190,16 +191,16 @@ def test_syn6_per_row_power_and_fdr_at_defaults(syn6):
 
 
 def test_syn4_per_row_power_and_fdr_at_defaults():
-    # Syn4 is the hard case: rows near the switch on x11 pool with rows of the other
-    # regime, so the realized FDR sits above nominal (13-17 % in the quick fits). The bound
-    # is this fit's FDR plus 3 points, not nominal plus 3: the per-row guarantee does not
-    # hold on Syn4 yet.
+    # Issue 36's quick check on the hard case: rows near the switch on x11 can pool with rows
+    # of the other regime. A fall of 5 TPR points, or a realized FDR 3 points over nominal,
+    # fails. This fit gives 11.4 %; the two other quick fits at SYN4_TPR give 12.5 and 15.1 %
+    # (the full run, 10,000 test rows: docs/index.md).
     X, y, _ = make_instancewise_synthetic(10_000, "syn4", random_state=1)
     Xt, _, Rt = make_instancewise_synthetic(1000, "syn4", random_state=2)
     est = ConditionalSaliencySelection(random_state=0).fit(X, y)
     tpr, fdr = _rates(est.get_local_support(Xt), Rt)
     assert tpr >= SYN4_TPR - 0.05, tpr
-    assert fdr <= SYN4_FDR + 0.03, fdr
+    assert fdr <= est.fdr + 0.03, fdr
 
 
 def test_profiles_from_a_second_model_calibrate_a_global_design():
@@ -242,7 +243,8 @@ def _switch(n, seed, d=10):
 
 def test_continuous_switch_design():
     # Issue 37 item 3: TPR >= 85 %, FDR <= 15 % on held-out rows. Measured at 10,000 rows
-    # (seeds 0, 2, 4): 98.8 / 2.1, 98.7 / 3.7, 98.8 / 7.2 (this test is the first).
+    # (seeds 0, 2, 4): 98.8 / 1.3, 98.7 / 1.7, 98.8 / 1.2 (this test is the first); with the
+    # nearest shared profiles before: 98.8 / 2.1, 98.7 / 3.7, 98.8 / 7.2.
     X, y, _ = _switch(10_000, 0)
     Xt, _, Rt = _switch(1000, 1)
     est = ConditionalSaliencySelection(random_state=0).fit(X, y)
