@@ -110,7 +110,9 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     93.9 / 7.3, and every design of Syn1-Syn6 within nominal + 2 at fdr 0.05,
     0.1 and 0.2 (user guide, issue 36); three quick Syn4 fits (1,000 test
     rows) 11.4, 12.5 and 15.1 % at 0.1; a continuous switch 98.7-98.8 /
-    1.2-1.7 over three seeds.
+    1.2-1.7 over three seeds. With few rows the pools cannot keep to a
+    regime: at 2,000 rows (600 held out) 33.0, 27.8 and 34.6 % on Syn4,
+    Syn5 and Syn6 at fdr 0.1.
 
     Parameters
     ----------
@@ -169,23 +171,23 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         ``per_row="heldout"``: rows that fit a second model, of the same kind,
         whose saliency profiles choose each row's neighbours; the loss model
         gets the remaining ``1 - heldout_fraction - profile_fraction``. ``0``
-        reads the profiles from the loss model itself. With one model for both,
-        a row's neighbours are chosen where that model is sensitive to a
-        feature, which is where its loss changes for a feature the target
-        ignores lean positive. Measured (10,000 rows, seed 0, fdr 0.1, TPR /
-        FDR %), ``0`` against ``0.2``: Syn1 (the same two features for every
-        row) 80.8 / 15.7 against 83.2 / 6.9, calibrated at fdr 0.05 and 0.2
-        too; but Syn4 (a switch) 88.5 / 8.1 against 92.5 / 21.5, because a
-        model fitted on 2,000 rows blurs the switch and its neighbourhoods mix
-        the regimes (0.35: Syn4 89.8 / 19.6). Set it where every row is
-        expected to share one answer among many noise columns.
+        reads the profiles from the loss model itself. It was built against a
+        bias that ``pool_profiles`` now removes at its source (neighbours
+        chosen where the loss model is sensitive to a null feature). Measured
+        with the default pools (10,000 rows, fdr 0.1, TPR / FDR %), ``0``
+        against ``0.2``: Syn1 data seeds 0/1 89.0 / 2.0 against 94.8 / 10.4;
+        Syn1 seeds 1/2, where the loss model on 70 % of the rows fits poorly,
+        43.0 / 14.9 against 97.5 / 4.3; Syn4 (a switch) seeds 0/1 96.8 / 7.5
+        against 93.4 / 23.6, because a model fitted on 2,000 rows blurs the
+        switch and its neighbourhoods mix the regimes. Before ``pool_profiles``
+        (Syn1 seed 0): 80.8 / 15.7 against 83.2 / 6.9.
     support_agreement : float, default=0.8
         ``per_row="heldout"``: among a row's ``4 * n_neighbors`` nearest
         held-out profiles, those whose own support (features with saliency at
         least 5 % of their largest) has a Jaccard index of at
         least this with the row's are pooled first, nearest first; the rest
         fill the pool up to ``n_neighbors``
-        (:func:`~localselect.saliency._perrow.consistent_neighbors`). Near a
+        (:func:`~localselect.saliency._perrow.pool_rows`). Near a
         switch a row's nearest profiles straddle the two regimes, and the
         pooled test then finds the other regime's features around the row.
         ``0`` pools the nearest ``n_neighbors``. Chosen by measurement on
@@ -206,8 +208,8 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         where the model is sensitive to ``x_j``, which is where its loss
         changes for a null ``x_j`` lean positive. ``"auto"``: ``"swapped"``
         while ``n_modelled ** 2 * n_heldout`` is at most 2 ** 24 (128 MiB
-        stored), ``"shared"`` beyond. Measured (10,000 rows, fdr 0.1, 2,000
-        test rows, TPR / FDR %), swapped against shared: Syn4 three fits 93.2
+        stored), ``"shared"`` beyond. Measured on fitted models (10,000 rows,
+        fdr 0.1, 2,000 test rows, TPR / FDR %), swapped against shared: Syn4 three fits 93.2
         / 13.9, 93.4 / 9.0, 94.7 / 13.7 (93.8 / 16.8, 93.0 / 12.6, 94.7 /
         15.0); Syn1 on a poorly fitted model 42.7 / 12.4 (42.5 / 21.7); Syn6
         93.6 / 4.4 (92.8 / 6.3); Syn5 two fits 94.7 / 5.8, 91.8 / 7.9 (94.5 /
