@@ -101,3 +101,73 @@ def test_loss_change_pvalues_pool_the_neighbours():
         x = D[nb[i], 1]
         assert np.isclose(p[i, 1], norm.sf(x.mean() / (x.std(ddof=1) / 3)))
     assert np.all(p[:, 0] < 0.01) and np.all(p[:, 2] == 1.0)
+
+
+def test_loss_change_pvalues_in_blocks_equal_one_block(monkeypatch):
+    from localselect.saliency import _perrow
+
+    rng = np.random.default_rng(7)
+    D = rng.normal(0.2, 1.0, (40, 4))
+    nb = rng.integers(0, 40, (23, 6))
+    whole = _perrow.loss_change_pvalues(D, nb)
+    monkeypatch.setattr(_perrow, "_BLOCK", 50)  # two rows a block, the last one shorter
+    np.testing.assert_array_equal(_perrow.loss_change_pvalues(D, nb), whole)
+
+
+def _pool_slow(profiles, reference, support, reference_support, k, c, min_jaccard):
+    pools = []
+    for i, q in enumerate(profiles):
+        dist = np.linalg.norm(reference - q, axis=1)
+        edge = np.sort(dist)[c - 1]
+        own = set(np.flatnonzero(support[i]))
+        first = []
+        for r in range(len(reference)):
+            other = set(np.flatnonzero(reference_support[r]))
+            union = own | other
+            agree = not union or len(own & other) / len(union) >= min_jaccard
+            first.append(agree and dist[r] <= edge and min_jaccard > 0)
+        order = sorted(range(len(reference)), key=lambda r: (not first[r], dist[r]))
+        pools.append(sorted(order[:k]))
+    return np.array(pools, dtype=np.intp)
+
+
+def _unit(rng, shape):
+    v = rng.normal(size=shape)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_pool_rows_match_a_row_by_row_ordering(monkeypatch, seed):
+    from localselect.saliency import _perrow
+
+    monkeypatch.setattr(_perrow, "_BLOCK", 60)  # blocks of two rows, the last shorter
+    rng = np.random.default_rng(seed)
+    n, m, d = 11, 30, int(rng.integers(2, 6))  # d = 1 puts every profile at +-1: ties
+    c = int(rng.integers(1, m + 1))
+    k = int(rng.integers(1, c + 1))
+    profiles, reference = _unit(rng, (n, d)), _unit(rng, (m, d))
+    support = rng.random((n, d)) < 0.5
+    reference_support = rng.random((m, d)) < 0.5
+    reference_support[0] = False  # empty supports occur, and agree with each other
+    for q in (0.0, 0.5, 0.8, 1.0):
+        got = _perrow.pool_rows(profiles, reference, support, reference_support, k, c, q)
+        np.testing.assert_array_equal(
+            np.sort(got, axis=1),
+            _pool_slow(profiles, reference, support, reference_support, k, c, q),
+        )
+
+
+def test_pool_rows_keep_a_regime_apart():
+    # Two regimes of reference rows interleaved by distance: a row of regime A pools A's
+    # rows while enough are among its candidates, and the nearest others only to fill up.
+    from localselect.saliency._perrow import pool_rows
+
+    angle = np.linspace(0.0, 1.0, 12)
+    reference = np.column_stack([np.cos(angle), np.sin(angle)])
+    support = np.array([[True, True, False, False]])
+    regimes = np.array([[True, True, False, False], [False, False, True, True]])
+    got = pool_rows(reference[:1], reference, support, regimes[np.arange(12) % 2], 8, 12, 0.8)
+    np.testing.assert_array_equal(np.sort(got[0]), [0, 1, 2, 3, 4, 6, 8, 10])
+    # with 8 candidates only rows 0-7 can come first: 0 2 4 6, then the nearest others
+    got = pool_rows(reference[:1], reference, support, regimes[np.arange(12) % 2], 6, 8, 0.8)
+    np.testing.assert_array_equal(np.sort(got[0]), [0, 1, 2, 3, 4, 6])

@@ -156,13 +156,14 @@ def test_knockoffs_have_the_knockoff_covariance():
 
 
 #: This file's quick fits (10,000 training rows, 1,000 test rows of another seed, defaults,
-#: fdr 0.1), measured with n_neighbors=300 and min_saliency=0.05: TPR / FDR of Syn6 93.6 /
-#: 6.1 (random_state 1 and 2 with data seeds 11/12, 21/22: 92.1 / 3.2, 91.9 / 8.3), of Syn4
-#: 91.6 / 15.3 (93.7 / 14.3, 92.0 / 16.2), of the switch design 98.8 / 2.1 (seeds 2 and 4:
-#: 98.7 / 3.7, 98.8 / 7.2). Before (200 neighbours, no floor): Syn6 95.1 / 8.8, Syn4 89.5 /
-#: 18.1, the switch 100 / 7.7.
-SYN6_TPR = 0.936
-SYN4_TPR, SYN4_FDR = 0.916, 0.153
+#: fdr 0.1), measured with support-consistent pools chosen by profiles without the tested
+#: feature (support_agreement=0.8, pool_profiles="swapped"): TPR / FDR of Syn6 93.4 / 4.2
+#: (random_state 1 and 2 with data seeds 11/12, 21/22: 93.6 / 2.5, 91.9 / 9.0), of Syn4
+#: 93.5 / 11.4 (94.7 / 12.5, 92.5 / 15.1). With the nearest 300 shared profiles (the rule
+#: before): Syn6 93.6 / 6.1, Syn4 91.6 / 15.3 (93.7 / 14.3, 92.0 / 16.2). The switch design:
+#: see test_continuous_switch_design.
+SYN6_TPR = 0.934
+SYN4_TPR = 0.935
 
 
 def _rates(S, R):
@@ -190,24 +191,24 @@ def test_syn6_per_row_power_and_fdr_at_defaults(syn6):
 
 
 def test_syn4_per_row_power_and_fdr_at_defaults():
-    # Syn4 is the hard case: rows near the switch on x11 pool with rows of the other
-    # regime, so the realized FDR sits above nominal (14-16 % in the quick fits). The bound
-    # is this fit's FDR plus 3 points, not nominal plus 3: the per-row guarantee does not
-    # hold on Syn4 yet.
+    # Issue 36's quick check on the hard case: rows near the switch on x11 can pool with rows
+    # of the other regime. A fall of 5 TPR points, or a realized FDR 3 points over nominal,
+    # fails. This fit gives 11.4 %; the two other quick fits at SYN4_TPR give 12.5 and 15.1 %
+    # (the full run, 10,000 test rows: docs/index.md).
     X, y, _ = make_instancewise_synthetic(10_000, "syn4", random_state=1)
     Xt, _, Rt = make_instancewise_synthetic(1000, "syn4", random_state=2)
     est = ConditionalSaliencySelection(random_state=0).fit(X, y)
     tpr, fdr = _rates(est.get_local_support(Xt), Rt)
     assert tpr >= SYN4_TPR - 0.05, tpr
-    assert fdr <= SYN4_FDR + 0.03, fdr
+    assert fdr <= est.fdr + 0.03, fdr
 
 
 def test_profiles_from_a_second_model_calibrate_a_global_design():
     # profile_fraction's docstring: on Syn1 (features 1 and 2 for every row, nine noise
-    # columns) neighbours chosen by the loss model's own profiles lean towards where it
-    # uses a noise column (realized FDR 15.7 % at fdr 0.1, data seed 0); profiles from a
-    # model fitted on other rows bring it to nominal (6.9 %). Measured here (data seeds
-    # 1/2, TPR / FDR %): 34.1 / 18.4 with the model's own profiles, 95.6 / 6.2 with 0.2.
+    # columns) at data seeds 1/2 the loss model on 70 % of the rows fits poorly, and its
+    # answers exceed nominal; with a second model for the profiles (and the loss model on
+    # other rows) they hold. Measured here (TPR / FDR %): 43.0 / 14.9 with the model's own
+    # profiles, 97.5 / 4.3 with 0.2 (before pool_profiles: 34.1 / 18.4 and 95.6 / 6.2).
     X, y, _ = make_instancewise_synthetic(10_000, "syn1", random_state=1)
     Xt, _, Rt = make_instancewise_synthetic(1000, "syn1", random_state=2)
     own = ConditionalSaliencySelection(random_state=0).fit(X, y)
@@ -242,7 +243,8 @@ def _switch(n, seed, d=10):
 
 def test_continuous_switch_design():
     # Issue 37 item 3: TPR >= 85 %, FDR <= 15 % on held-out rows. Measured at 10,000 rows
-    # (seeds 0, 2, 4): 98.8 / 2.1, 98.7 / 3.7, 98.8 / 7.2 (this test is the first).
+    # (seeds 0, 2, 4): 98.8 / 1.3, 98.7 / 1.7, 98.8 / 1.2 (this test is the first); with the
+    # nearest shared profiles before: 98.8 / 2.1, 98.7 / 3.7, 98.8 / 7.2.
     X, y, _ = _switch(10_000, 0)
     Xt, _, Rt = _switch(1000, 1)
     est = ConditionalSaliencySelection(random_state=0).fit(X, y)
@@ -356,3 +358,54 @@ def test_pooling_averages_the_cosine_nearest_reference_profiles():
     euclid = (S + ref[np.argsort(dist, axis=1, kind="stable")[:, :7]].sum(axis=1)) / 8
     euclid /= euclid.max(axis=1, keepdims=True)
     assert np.abs(euclid - expected).max() > 0.05
+
+
+def test_support_agreement_orders_the_pool_and_zero_pools_the_nearest(monkeypatch):
+    from sklearn.neighbors import NearestNeighbors
+
+    from localselect.saliency import _estimator
+    from localselect.saliency._perrow import loss_change_pvalues
+
+    X, y, _ = make_instancewise_synthetic(1500, "syn4", random_state=0)
+    Xt, _, _ = make_instancewise_synthetic(300, "syn4", random_state=1)
+    est = ConditionalSaliencySelection(n_neighbors=40, pool_profiles="shared", random_state=0)
+    est.fit(X, y)
+    assert not hasattr(est, "swapped_saliency_")
+    cols = est._order[est._cols]
+    S = est._saliency(est.model_input(Xt), est.grid_)
+    nn = NearestNeighbors(n_neighbors=40).fit(_estimator._profiles(est.reference_saliency_))
+    nearest = nn.kneighbors(_estimator._profiles(S), return_distance=False)
+    plain = 1.0 - loss_change_pvalues(est.loss_change_, nearest)
+    consistent = est.local_relevance(Xt)
+    monkeypatch.setattr(_estimator, "_ANSWER_ROWS", 7)  # answers in blocks, the last shorter
+    np.testing.assert_allclose(est.local_relevance(Xt), consistent, rtol=1e-12)
+    # a row's pool changes only where candidates disagree with its support
+    assert not np.allclose(consistent[:, cols], plain)
+    est.set_params(support_agreement=0.0)
+    np.testing.assert_allclose(est.local_relevance(Xt)[:, cols], plain, rtol=1e-12)
+
+
+def test_swapped_profiles_choose_each_features_pools(monkeypatch):
+    from localselect.saliency import _estimator
+
+    X, y, _ = make_instancewise_synthetic(1500, "syn4", random_state=0)
+    Xt, _, _ = make_instancewise_synthetic(200, "syn4", random_state=1)
+    est = ConditionalSaliencySelection(n_neighbors=40, random_state=0).fit(X, y)
+    c, m = est._cols.size, est.loss_change_.shape[0]
+    H = est.swapped_saliency_
+    assert H.shape == (c, m, c)
+    # feature j's copy differs from the shared profiles in the j-th saliency of the rows
+    # (x_j was replaced; a piecewise-constant model often keeps it) wherever the model uses
+    # x_j, and the pools it gives differ
+    changed = ~np.isclose(H, est.reference_saliency_[None], rtol=1e-9, atol=0)
+    used = [j for j in range(c) if (est.reference_saliency_[:, j] > 0).mean() > 0.9]
+    assert len(used) >= 5 and all(changed[j, :, j].mean() > 0.5 for j in used)
+    shared = ConditionalSaliencySelection(n_neighbors=40, pool_profiles="shared", random_state=0)
+    shared.fit(X, y)
+    np.testing.assert_allclose(shared.loss_change_, est.loss_change_, rtol=1e-12)
+    assert not np.allclose(shared.local_relevance(Xt), est.local_relevance(Xt))
+    # "auto" falls back to the shared profiles above the memory budget
+    monkeypatch.setattr(_estimator, "_SWAPPED_BUDGET", c * c * m - 1)
+    auto = ConditionalSaliencySelection(n_neighbors=40, random_state=0).fit(X, y)
+    assert not hasattr(auto, "swapped_saliency_")
+    np.testing.assert_allclose(auto.local_relevance(Xt), shared.local_relevance(Xt), rtol=1e-12)

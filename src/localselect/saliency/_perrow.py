@@ -15,7 +15,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import ndtr
 
-__all__ = ["bh_rows", "loss_change_pvalues", "row_statistics", "select_rows"]
+__all__ = [
+    "bh_rows",
+    "loss_change_pvalues",
+    "pool_rows",
+    "row_statistics",
+    "select_rows",
+]
 
 #: Pooled statistics handled at once (rows x pool size), bounds memory.
 _BLOCK = 4_000_000
@@ -199,12 +205,81 @@ def loss_change_pvalues(
     p : ndarray of shape (n_rows, n_features)
         In (0, 1]; 1 where the pooled changes are all equal and not positive.
     """
-    D = loss_change[neighbors]  # (n_rows, k, n_features)
-    k = D.shape[1]
-    mu = D.mean(axis=1)
-    se = D.std(axis=1, ddof=1) / np.sqrt(k)
-    z = np.divide(mu, se, out=np.where(mu > 0, np.inf, -np.inf), where=se > 0)
-    return 1.0 - ndtr(z)
+    n, k = neighbors.shape
+    p = np.empty((n, loss_change.shape[1]))
+    step = max(1, _BLOCK // max(1, k * loss_change.shape[1]))
+    for start in range(0, n, step):
+        D = loss_change[neighbors[start : start + step]]  # (rows, k, n_features)
+        mu = D.mean(axis=1)
+        se = D.std(axis=1, ddof=1) / np.sqrt(k)
+        z = np.divide(mu, se, out=np.where(mu > 0, np.inf, -np.inf), where=se > 0)
+        p[start : start + step] = 1.0 - ndtr(z)
+    return p
+
+
+def pool_rows(
+    profiles: NDArray[np.float64],
+    reference: NDArray[np.float64],
+    support: NDArray[np.bool_],
+    reference_support: NDArray[np.bool_],
+    k: int,
+    n_candidates: int,
+    min_jaccard: float,
+) -> NDArray[np.intp]:
+    """Each row's ``k`` pooled reference rows: near in profile, sharing its support first.
+
+    Near a switch a row's nearest profiles mix the two regimes, and the pooled
+    test of :func:`loss_change_pvalues` then finds the other regime's features
+    around the row. The candidates of row ``i`` are the ``n_candidates``
+    reference rows nearest to it (Euclidean; with ties at the last distance,
+    all rows at that distance). The pool is the ``k`` nearest of the candidates
+    whose support ``S_r`` has Jaccard index ``|S_i & S_r| / |S_i | S_r|`` of at
+    least ``min_jaccard`` with the row's ``S_i`` (two empty supports agree),
+    filled up with the nearest other rows when fewer agree. With
+    ``min_jaccard=0`` it is the ``k`` nearest rows. Among rows at an equal
+    distance at the pool's edge the choice is arbitrary but fixed by the data.
+
+    Parameters
+    ----------
+    profiles : ndarray of shape (n_rows, n_features)
+        The rows' profiles.
+    reference : ndarray of shape (n_reference, n_features)
+        The profiles of the rows that can be pooled.
+    support : ndarray of shape (n_rows, n_features) of bool
+        Each row's own support.
+    reference_support : ndarray of shape (n_reference, n_features) of bool
+        The reference rows' supports.
+    k : int
+        Rows pooled per row, ``1 <= k <= n_candidates <= n_reference``.
+    n_candidates : int
+    min_jaccard : float
+
+    Returns
+    -------
+    pools : ndarray of shape (n_rows, k) of int
+        Each row's pooled reference rows, in no particular order.
+    """
+    n, m = profiles.shape[0], reference.shape[0]
+    out = np.empty((n, k), dtype=np.intp)
+    other = reference_support.astype(np.float64)
+    other_size = other.sum(axis=1)
+    ref_sq = (reference * reference).sum(axis=1)
+    step = max(1, _BLOCK // max(1, m))
+    for start in range(0, n, step):
+        q = profiles[start : start + step]
+        d2 = np.maximum((q * q).sum(axis=1)[:, None] + ref_sq - 2 * q @ reference.T, 0.0)
+        if min_jaccard > 0:
+            edge = np.partition(d2, n_candidates - 1, axis=1)[:, n_candidates - 1 : n_candidates]
+            own = support[start : start + step].astype(np.float64)
+            inter = own @ other.T  # |S_i & S_r|: sums of 0/1 products, exact in float64
+            union = own.sum(axis=1, keepdims=True) + other_size - inter
+            agree = (union == 0) | (inter / np.maximum(union, 1) >= min_jaccard)
+            # rows that agree among the candidates before every other row, each by distance
+            d2 = d2 + np.where(agree & (d2 <= edge), 0.0, 1.0 + d2.max(axis=1, keepdims=True))
+        out[start : start + step] = (
+            np.argpartition(d2, k - 1, axis=1)[:, :k] if k < m else np.arange(m)
+        )
+    return out
 
 
 def bh_rows(p: NDArray[np.float64], fdr: float) -> NDArray[np.bool_]:
