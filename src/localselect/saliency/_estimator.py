@@ -584,13 +584,14 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
 
     def _heldout_block(self, Xk):
         S = self._saliency(Xk, self.grid_, self.profile_estimator_)
+        rows = _profiles(S), _floor_support(S, _AGREEMENT_FLOOR)  # once for every feature
         if hasattr(self, "swapped_saliency_"):
             p = np.empty(S.shape)
             for j, Sj in enumerate(self.swapped_saliency_):
-                idx = self._pools(S, Sj)
+                idx = self._pools(rows, Sj)
                 p[:, j] = loss_change_pvalues(self.loss_change_[:, j : j + 1], idx)[:, 0]
         else:
-            p = loss_change_pvalues(self.loss_change_, self._pools(S, self.reference_saliency_))
+            p = loss_change_pvalues(self.loss_change_, self._pools(rows, self.reference_saliency_))
         if self.profile_estimator_ is not self.estimator_:
             S = self._saliency(Xk, self.grid_)
         cols = self._order[self._cols]
@@ -600,15 +601,17 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         M[:, cols] = bh_rows(p, self.fdr) & _floor_support(S, self.min_saliency)
         return R, M
 
-    def _pools(self, S, reference):
-        """Held-out rows pooled with each row of saliency ``S``: its nearest ``n_neighbors``
-        ``reference`` profiles, those sharing its support first (``support_agreement``)."""
+    def _pools(self, rows, reference):
+        """Held-out rows pooled with each row (``rows``: its profiles and support): its
+        nearest ``n_neighbors`` ``reference`` profiles, those sharing its support first
+        (``support_agreement``)."""
+        profiles, support = rows
         m = reference.shape[0]
         k = min(self.n_neighbors, m)
         return pool_rows(
-            _profiles(S),
+            profiles,
             _profiles(reference),
-            _floor_support(S, _AGREEMENT_FLOOR),
+            support,
             _floor_support(reference, _AGREEMENT_FLOOR),
             k,
             min(_CANDIDATES_PER_NEIGHBOR * k, m),
