@@ -287,6 +287,38 @@ def test_a_row_gets_the_same_answer_alone_or_in_a_batch(syn6):
         est.set_params(min_saliency=0.05)
 
 
+def test_the_last_answer_is_reused_at_another_fdr_and_never_saved(syn6, monkeypatch):
+    import pickle
+
+    est, Xt, _ = syn6
+    rows = Xt[:300]
+    est.local_relevance(rows)
+    saved = pickle.loads(pickle.dumps(est))
+    assert getattr(est, "_answer_cache", None) is not None
+    assert getattr(saved, "_answer_cache", None) is None
+    calls = []
+    block = type(est)._heldout_block
+    monkeypatch.setattr(
+        type(est), "_heldout_block", lambda self, Z: calls.append(1) or block(self, Z)
+    )
+    try:
+        for q in (0.05, 0.2):  # the p-values do not depend on fdr: only BH is redone
+            est.set_params(fdr=q)
+            saved.set_params(fdr=q)
+            np.testing.assert_array_equal(
+                est.get_local_support(rows), saved.get_local_support(rows)
+            )
+            np.testing.assert_allclose(est.local_relevance(rows), saved.local_relevance(rows),
+                                       rtol=1e-12, atol=1e-15)  # fmt: skip
+        assert len(calls) == 1  # saved answered once; est reused its last answer
+        est.local_relevance(Xt[:299])  # other rows: answered again
+        est.set_params(min_saliency=0.1)
+        est.get_local_support(Xt[:299])  # the floor is part of what is kept: answered again
+        assert len(calls) == 3
+    finally:
+        est.set_params(fdr=0.1, min_saliency=0.05)
+
+
 def test_random_state_fixes_the_answer():
     X, y, _ = make_instancewise_synthetic(300, "syn1", random_state=0)
     a = ConditionalSaliencySelection(random_state=3).fit(X, y).local_relevance(X[:50])

@@ -42,6 +42,7 @@ from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, 
 from localselect.saliency._knockoffs import (
     gaussian_knockoffs,
 )
+from localselect.saliency._modelscreen import model_screen, row_loss
 from localselect.saliency._perrow import bh_rows, loss_change_pvalues, pool_rows
 from localselect.saliency._saliency import model_saliency, quantile_grid, saliency
 from localselect.saliency._screen import knockoff_screen
@@ -59,6 +60,12 @@ _BOOSTING = {
     "max_leaf_nodes": 15,
     "min_samples_leaf": 50,
 }
+
+
+#: ``model_screen="auto"`` screens the columns on more than this many columns, and keeps
+#: those passing Benjamini-Hochberg at this level across the columns.
+_MODEL_SCREEN_COLUMNS = 20
+_MODEL_SCREEN_LEVEL = 0.1
 
 
 def _on_n_jobs_threads(method):
@@ -87,14 +94,23 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
        screen at most ``fdr``). ``screened_`` is what it keeps, possibly
        nothing (knockoff+ needs ``2 / fdr`` discoveries); the model then uses
        every column.
-    2. **Model**: ``estimator`` on the kept columns: by default histogram
+    2. **Model screen** (``model_screen="auto"``: with ``per_row="heldout"`` on
+       more than 20 columns): on the model's rows only, a first model of the
+       same kind and each column's knockoff-swap loss change on a quarter of
+       them, Benjamini-Hochberg at 0.1, united with the columns whose
+       second-order knockoff statistic passes the knockoff threshold
+       (:func:`~localselect.saliency._modelscreen.model_screen`). Boosted
+       trees on 100 columns miss a pure product such as Syn4's ``x1 x2``;
+       on the screened columns they find it. The held-out rows are never
+       read, so the per-row p-values stay valid whatever it keeps.
+    3. **Model**: ``estimator`` on the kept columns: by default histogram
        gradient boosting (classifier or regressor after ``task_``) with
        ``per_row="heldout"``, a two-layer MLP with ``per_row="relative"``.
-    3. **Saliency** of feature ``j`` at row ``x``: the mean change of the
+    4. **Saliency** of feature ``j`` at row ``x``: the mean change of the
        prediction (total variation of the class probabilities, half the
        absolute change of a regression) when ``x_j`` is replaced by each of
        ``n_quantiles`` quantiles of its training marginal.
-    4. **Per-row rule** (``per_row``): see the parameter.
+    5. **Per-row rule** (``per_row``): see the parameter.
 
     What ``fdr`` means with ``per_row="heldout"``: the expected fraction of a
     row's kept features that are irrelevant to it, bounded by Benjamini-Hochberg
@@ -127,6 +143,15 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         ``estimator`` must match it.
     screen : bool, default=False
         Run the knockoff screen of step 1.
+    model_screen : "auto" or bool, default="auto"
+        ``per_row="heldout"``: run the model screen of step 2 (``"auto"``: on
+        more than 20 columns, after the knockoff screen). It only chooses the
+        columns the model is fitted on; a column it drops is never kept for
+        any row. Measured at d = 100 (10,000 rows, 2,000 test rows of another
+        seed, fdr 0.1, TPR / FDR %): Syn4 without it 66.1 / 11.2 (the model
+        misses ``x1`` and ``x2``), with it 93.8 / 11.8 and 95.2 / 13.3 (two
+        data seeds; d = 11: 94.8 / 9.0); Syn5 94.8 / 4.9; Syn6 94.0 / 3.3.
+        It keeps the relevant columns and 2-5 of the 93 noise ones there.
     fdr : float, default=0.1
         Per-row false discovery rate of ``per_row="heldout"``, and the level of
         the screen.
@@ -251,8 +276,12 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Feature names seen in ``fit`` (string column names only).
     screened_ : ndarray of int
-        Columns kept by the screen, possibly none (all columns when
-        ``screen=False``).
+        Columns kept by the knockoff screen (possibly none: the model then
+        uses every column), then by the model screen; all columns when
+        neither runs.
+    model_screen_pvalues_ : ndarray of shape (n_features_in_,)
+        The model screen's p-value of each column (NaN for columns the
+        knockoff screen dropped); absent when the model screen did not run.
     screen_statistics_ : dict
         ``{"second_order": W, "model": W}``: the knockoff statistics of the
         screen (length ``n_features_in_``), absent when ``screen=False``.
@@ -340,6 +369,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict"]), None],
         "screen": ["boolean"],
+        "model_screen": [StrOptions({"auto"}), "boolean"],
         "fdr": [Interval(Real, 0, 1, closed="neither")],
         "n_quantiles": [Interval(Integral, 1, None, closed="left")],
         "n_neighbors": [Interval(Integral, 0, None, closed="left")],
@@ -362,6 +392,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         *,
         task="auto",
         screen=False,
+        model_screen="auto",
         fdr=0.1,
         n_quantiles=8,
         n_neighbors=300,
@@ -382,6 +413,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         self.estimator = estimator
         self.task = task
         self.screen = screen
+        self.model_screen = model_screen
         self.fdr = fdr
         self.n_quantiles = n_quantiles
         self.n_neighbors = n_neighbors
@@ -461,6 +493,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     def _fit(self, X, codes, log):
         rng = check_random_state(self.random_state)
         n, d = X.shape
+        self._answer_cache = None
         self.scaler_ = StandardScaler().fit(X)
         # Work in a column and row order fixed by the data's contents, so that permuting
         # the features or the rows permutes the answer (the model's initialisation and
@@ -478,13 +511,22 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
             self.screen_statistics_ = {
                 key: value[inverse] for key, value in self.screen_statistics_.items()
             }
-        Xk = Xs[:, cols]
+        if hasattr(self, "model_screen_pvalues_"):
+            del self.model_screen_pvalues_
         if self.per_row == "heldout":
-            self._fit_heldout(Xk, codes, rng, log)
+            split = self._heldout_split(n, rng)
+            if self._model_screen_on(cols.size):
+                keep = self._model_screen(Xs[:, cols][split[2]], codes[split[2]], rng, log)
+                cols = cols[keep] if keep.size else cols
+                self._cols = cols
+                self.screened_ = np.sort(self._order[cols])
+            Xk = Xs[:, cols]
+            self._fit_heldout(Xk, codes, split, rng, log)
             R, M = np.empty((n, d)), np.empty((n, d), dtype=bool)
             R[rows], M[rows] = self._heldout_answer(Xk)
             self.local_relevance_, self.local_support_ = R, M
             return self
+        Xk = Xs[:, cols]
         log(1, "fitting the model on %d columns", Xk.shape[1])
         self.estimator_ = self._fit_model(Xk, codes, rng)
         self.grid_ = quantile_grid(Xk, self.n_quantiles)
@@ -502,9 +544,8 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         self.local_support_ = (self.relative_threshold <= R) & (R > 0)
         return self
 
-    def _fit_heldout(self, Xk, codes, rng, log):
-        """Model on the kept rows, loss changes and saliency profiles of the held-out rows."""
-        n, c = Xk.shape
+    def _heldout_split(self, n, rng):
+        """Held-out, profile-model and model rows of ``per_row="heldout"``."""
         m = round(self.heldout_fraction * n)
         b = round(self.profile_fraction * n)
         if m < 2 or self.n_neighbors < 2:
@@ -521,7 +562,35 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
                 "set profile_fraction=0 to read profiles from the model itself)."
             )
         perm = rng.permutation(n)
-        held, profile, train = perm[:m], perm[m : m + b], perm[m + b :]
+        return perm[:m], perm[m : m + b], perm[m + b :]
+
+    def _model_screen_on(self, n_columns):
+        if self.model_screen == "auto":
+            return n_columns > _MODEL_SCREEN_COLUMNS
+        return bool(self.model_screen)
+
+    def _model_screen(self, Xk, codes, rng, log):
+        """Columns of ``Xk`` (the model's rows only) that the per-row model gets."""
+        res = model_screen(
+            Xk,
+            codes,
+            lambda rows: self._model(rows, rng.randint(2**31 - 1)),
+            rng,
+            level=_MODEL_SCREEN_LEVEL,
+            regression=self.task_ == "regression",
+            n_draws=self.n_draws,
+        )
+        p = np.full(self.n_features_in_, np.nan)
+        p[self._order[self._cols]] = res.pvalues
+        self.model_screen_pvalues_ = p
+        log(1, "model screen kept %d of %d columns", res.kept.size, Xk.shape[1])
+        return res.kept
+
+    def _fit_heldout(self, Xk, codes, split, rng, log):
+        """Model on the kept rows, loss changes and saliency profiles of the held-out rows."""
+        c = Xk.shape[1]
+        held, profile, train = split
+        m, b = held.size, profile.size
         log(1, "fitting the model on %d rows, %d held out", train.size, m)
         self.estimator_ = self._fit_model(Xk[train], codes[train], rng)
         self.grid_ = quantile_grid(Xk[train], self.n_quantiles)
@@ -531,18 +600,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         else:
             self.profile_estimator_ = self.estimator_
         Xh, yh = Xk[held], codes[held]
-        if self.task_ == "regression":
-
-            def loss(Z):
-                return (self.estimator_.predict(Z) - yh) ** 2
-        else:
-            col = np.searchsorted(self.estimator_.classes_, yh)
-            col = np.minimum(col, len(self.estimator_.classes_) - 1)
-
-            def loss(Z):
-                p = self.estimator_.predict_proba(Z)[np.arange(m), col]
-                return -np.log(np.clip(p, 1e-12, 1.0))
-
+        loss = row_loss(self.estimator_, yh, self.task_ == "regression")
         base = loss(Xh)
         cov = LedoitWolf(store_precision=False).fit(Xk).covariance_ + 1e-9 * np.eye(c)
         D = np.zeros((m, c))
@@ -575,12 +633,39 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     def _heldout_answer(self, Xk):
         """Relevance ``1 - p`` and the row-wise mask (BH within the row, and the row's own
         saliency at least ``min_saliency`` of its largest) of rows in the kept columns."""
+        p, floor = self._heldout_tests(Xk)
+        cols = self._order[self._cols]
         R = np.zeros((Xk.shape[0], self.n_features_in_))
         M = np.zeros(R.shape, dtype=bool)
+        R[:, cols] = 1.0 - p
+        M[:, cols] = bh_rows(p, self.fdr) & floor
+        return R, M
+
+    def _heldout_tests(self, Xk):
+        """The pooled p-values and the ``min_saliency`` floor of rows in the kept columns.
+
+        They do not depend on ``fdr``: the last rows' answer is kept (up to
+        ``_CACHED_NUMBERS`` p-values), so that ``local_relevance`` after
+        ``get_local_support``, or the support at another ``fdr``, only redoes
+        Benjamini-Hochberg.
+        """
+        key = (
+            hashlib.blake2b(np.ascontiguousarray(Xk).tobytes(), digest_size=16).hexdigest(),
+            Xk.shape,
+            self.n_neighbors,
+            self.support_agreement,
+            self.min_saliency,
+        )
+        cached = getattr(self, "_answer_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        p = np.empty(Xk.shape)
+        floor = np.empty(Xk.shape, dtype=bool)
         for start in range(0, Xk.shape[0], _ANSWER_ROWS):
             rows = slice(start, start + _ANSWER_ROWS)
-            R[rows], M[rows] = self._heldout_block(Xk[rows])
-        return R, M
+            p[rows], floor[rows] = self._heldout_block(Xk[rows])
+        self._answer_cache = (key, p, floor) if p.size <= _CACHED_NUMBERS else None
+        return p, floor
 
     def _heldout_block(self, Xk):
         S = self._saliency(Xk, self.grid_, self.profile_estimator_)
@@ -594,12 +679,12 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
             p = loss_change_pvalues(self.loss_change_, self._pools(rows, self.reference_saliency_))
         if self.profile_estimator_ is not self.estimator_:
             S = self._saliency(Xk, self.grid_)
-        cols = self._order[self._cols]
-        R = np.zeros((Xk.shape[0], self.n_features_in_))
-        M = np.zeros(R.shape, dtype=bool)
-        R[:, cols] = 1.0 - p
-        M[:, cols] = bh_rows(p, self.fdr) & _floor_support(S, self.min_saliency)
-        return R, M
+        return p, _floor_support(S, self.min_saliency)
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("_answer_cache", None)  # the last answer, not fitted state
+        return state
 
     def _pools(self, rows, reference):
         """Held-out rows pooled with each row (``rows``: its profiles and support): its
@@ -674,6 +759,9 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
 
 #: Rows answered at once by ``per_row="heldout"`` (bounds the neighbour lists' memory).
 _ANSWER_ROWS = 4096
+
+#: The last answer's p-values are kept up to this many numbers (64 MiB).
+_CACHED_NUMBERS = 2**23
 
 #: Candidates per pooled row among which support-consistent rows come first.
 _CANDIDATES_PER_NEIGHBOR = 4
