@@ -43,7 +43,7 @@ from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, 
 from localselect.saliency._knockoffs import (
     gaussian_knockoffs,
 )
-from localselect.saliency._modelscreen import model_screen, row_loss
+from localselect.saliency._modelscreen import knockoff_loss_changes, model_screen, row_loss
 from localselect.saliency._perrow import bh_rows, loss_change_pvalues, pool_rows
 from localselect.saliency._saliency import model_saliency, quantile_grid, saliency
 from localselect.saliency._screen import knockoff_screen
@@ -623,17 +623,8 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
             self.profile_estimator_ = self.estimator_
         Xh, yh = Xk[held], codes[held]
         loss = row_loss(self.estimator_, yh, self.task_ == "regression")
-        base = loss(Xh)
         cov = LedoitWolf(store_precision=False).fit(Xk).covariance_ + 1e-9 * np.eye(c)
-        D = np.zeros((m, c))
-        for _ in range(self.n_draws):
-            K = gaussian_knockoffs(Xh, cov, rng)
-            Xr = Xh.copy()
-            for j in range(c):
-                Xr[:, j] = K[:, j]
-                D[:, j] += loss(Xr) - base
-                Xr[:, j] = Xh[:, j]
-        self.loss_change_ = D / self.n_draws
+        self.loss_change_ = knockoff_loss_changes(Xh, loss, cov, rng, self.n_draws)
         self.reference_saliency_ = self._saliency(Xh, self.grid_, self.profile_estimator_)
         swapped = self.pool_profiles == "swapped" or (
             self.pool_profiles == "auto" and c * c * m <= _SWAPPED_BUDGET

@@ -26,7 +26,7 @@ from localselect.saliency._knockoffs import (
 )
 from localselect.saliency._perrow import bh_rows
 
-__all__ = ["ModelScreenResult", "model_screen", "row_loss"]
+__all__ = ["ModelScreenResult", "knockoff_loss_changes", "model_screen", "row_loss"]
 
 
 class ModelScreenResult(NamedTuple):
@@ -58,6 +58,44 @@ def row_loss(model, y: NDArray, regression: bool) -> Callable[[NDArray], NDArray
     col = np.minimum(np.searchsorted(model.classes_, y), len(model.classes_) - 1)
     rows = np.arange(len(y))
     return lambda Z: -np.log(np.clip(model.predict_proba(Z)[rows, col], 1e-12, 1.0))
+
+
+def knockoff_loss_changes(
+    X: NDArray[np.float64],
+    loss: Callable[[NDArray], NDArray],
+    cov: NDArray[np.float64],
+    rng: np.random.RandomState,
+    n_draws: int,
+) -> NDArray[np.float64]:
+    """Each row's loss change when each column alone is replaced by a Gaussian knockoff draw.
+
+    ``D_ij = mean_k loss(x with x_j := x~_j^(k))_i - loss(x)_i`` over ``n_draws``
+    draws of model-X knockoffs ``x~`` with covariance ``cov`` (Candès et al.
+    2018), one draw of the whole table per ``k``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_features)
+    loss : callable
+        Per-row loss of a table shaped like ``X`` (:func:`row_loss`).
+    cov : ndarray of shape (n_features, n_features)
+    rng : RandomState
+    n_draws : int
+
+    Returns
+    -------
+    D : ndarray of shape (n_rows, n_features)
+    """
+    base = loss(X)
+    D = np.zeros(X.shape)
+    for _ in range(n_draws):
+        K = gaussian_knockoffs(X, cov, rng)
+        Xr = X.copy()
+        for j in range(X.shape[1]):
+            Xr[:, j] = K[:, j]
+            D[:, j] += loss(Xr) - base
+            Xr[:, j] = X[:, j]
+    return D / n_draws
 
 
 def model_screen(
@@ -115,18 +153,9 @@ def model_screen(
     test, fit = perm[:m], perm[m:]
     model = make_model(fit.size).fit(X[fit], target[fit])
     cov = LedoitWolf(store_precision=False).fit(X[fit]).covariance_ + 1e-9 * np.eye(d)
-    Xt = X[test]
-    loss = row_loss(model, target[test], regression)
-    base = loss(Xt)
-    D = np.zeros((m, d))
-    for _ in range(n_draws):
-        K = gaussian_knockoffs(Xt, cov, rng)
-        Xr = Xt.copy()
-        for j in range(d):
-            Xr[:, j] = K[:, j]
-            D[:, j] += loss(Xr) - base
-            Xr[:, j] = Xt[:, j]
-    D /= n_draws
+    D = knockoff_loss_changes(
+        X[test], row_loss(model, target[test], regression), cov, rng, n_draws
+    )
     sd = D.std(axis=0, ddof=1)
     z = np.divide(D.mean(axis=0) * np.sqrt(m), sd, out=np.full(d, -np.inf), where=sd > 0)
     p = norm.sf(z)
