@@ -306,8 +306,8 @@ def test_the_last_answer_is_reused_at_another_fdr_and_never_saved(syn6, monkeypa
     rows = Xt[:300]
     est.local_relevance(rows)
     saved = pickle.loads(pickle.dumps(est))
-    assert getattr(est, "_answer_cache", None) is not None
-    assert getattr(saved, "_answer_cache", None) is None
+    assert est._last_answer.entry is not None
+    assert saved._last_answer.entry is None  # pickling keeps no answer
     calls = []
     block = type(est)._heldout_block
     monkeypatch.setattr(
