@@ -115,7 +115,8 @@ def test_tiny_run(tmp_path, monkeypatch):
     assert 0 <= ours[("Saliency", "TPR")]["value"] <= 100
     assert any(r["method"] == "INVASE (published)" for r in records)
     report = (tmp_path / "report.md").read_text()
-    assert "INVASE (published)" in report and "syn4, d = 11: best local" in report
+    assert "INVASE (published)" in report and "syn4, d = 11: Saliency TPR" in report
+    assert "syn4, d = 11: calibration, realized FDR at most nominal" in report
 
 
 def test_selection_tokens():
