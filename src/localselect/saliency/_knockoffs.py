@@ -35,6 +35,7 @@ __all__ = [
     "knockoff_s",
     "knockoff_threshold",
     "second_order_statistic",
+    "target_columns",
 ]
 
 #: ``s`` constructions of :func:`knockoff_s`.
@@ -175,6 +176,28 @@ def knockoff_threshold(W: NDArray[np.float64], fdr: float, *, offset: int = 0) -
     pos = W.size - np.searchsorted(np.sort(W), cand, side="left")  # #{W >= t}
     ok = (offset + neg) / np.maximum(pos, 1) <= fdr
     return float(cand[np.argmax(ok)]) if ok.any() else np.inf
+
+
+def target_columns(target: NDArray, regression: bool) -> NDArray[np.float64]:
+    """The target as :func:`second_order_statistic` reads it: one column per class.
+
+    Class indicators of the codes (one column dropped for two classes, which
+    carry the same information), or the standardised target of a regression.
+
+    Parameters
+    ----------
+    target : ndarray of shape (n_samples,)
+        Class codes ``0 .. k - 1``, or a continuous target when ``regression``.
+    regression : bool
+
+    Returns
+    -------
+    Y : ndarray of shape (n_samples, n_columns)
+    """
+    if regression:
+        return ((target - target.mean()) / max(float(target.std()), 1e-300))[:, None]
+    Y = np.eye(int(target.max()) + 1)[target]
+    return Y[:, :-1] if Y.shape[1] == 2 else Y
 
 
 def second_order_statistic(

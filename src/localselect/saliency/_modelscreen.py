@@ -23,6 +23,7 @@ from localselect.saliency._knockoffs import (
     gaussian_knockoffs,
     knockoff_threshold,
     second_order_statistic,
+    target_columns,
 )
 from localselect.saliency._perrow import bh_rows
 
@@ -161,11 +162,7 @@ def model_screen(
     p = norm.sf(z)
     keep = bh_rows(p[None, :], level)[0]
     if pairs:
-        if regression:
-            Y = ((target - target.mean()) / max(float(target.std()), 1e-300))[:, None]
-        else:
-            Y = np.eye(int(target.max()) + 1)[target]
-            Y = Y[:, :-1] if Y.shape[1] == 2 else Y
+        Y = target_columns(target, regression)
         full = LedoitWolf(store_precision=False).fit(X).covariance_ + 1e-9 * np.eye(d)
         W = second_order_statistic(X, gaussian_knockoffs(X, full, rng), Y)
         keep |= knockoff_threshold(W, level) <= W

@@ -16,7 +16,11 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
-from localselect.saliency._knockoffs import knockoff_threshold, second_order_statistic
+from localselect.saliency._knockoffs import (
+    knockoff_threshold,
+    second_order_statistic,
+    target_columns,
+)
 from localselect.saliency._saliency import quantile_grid, saliency
 
 __all__ = ["ScreenResult", "knockoff_screen"]
@@ -75,8 +79,8 @@ def knockoff_screen(
         ``kept`` (sorted column indices, possibly empty) and the two statistics.
     """
     n, d = X.shape
+    Y = target_columns(target, regression)
     if regression:
-        Y = ((target - target.mean()) / max(float(target.std()), 1e-300))[:, None]
         model = HistGradientBoostingRegressor(
             early_stopping=False, random_state=rng.randint(2**31 - 1)
         ).fit(np.hstack([X, K]), target)
@@ -84,8 +88,6 @@ def knockoff_screen(
         def predict(Z):
             return model.predict(Z)[:, None]
     else:
-        Y = np.eye(int(target.max()) + 1)[target]
-        Y = Y[:, :-1] if Y.shape[1] == 2 else Y
         model = HistGradientBoostingClassifier(
             early_stopping=False, random_state=rng.randint(2**31 - 1)
         ).fit(np.hstack([X, K]), target)

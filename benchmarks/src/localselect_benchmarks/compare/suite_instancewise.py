@@ -150,17 +150,16 @@ def _cell(
         supports = _supports(method, est, Xte)
         seconds = time.perf_counter() - start
         accuracy = _accuracy(method, est, Xtr, ytr, Xte, yte)
+    return _scores(supports, Rte, accuracy=accuracy, seconds=seconds, k=k, n_fit=n_fit,
+                   n_scored=n_scored)  # fmt: skip
+
+
+def _scores(supports: dict, relevant, **extra) -> dict[str, Any]:
+    """Per selector name: INVASE's per-row scores, the mean subset size, and ``extra``."""
     out = {}
     for name, support in supports.items():
-        record: dict[str, Any] = feature_performance(support, Rte)
-        record.update(
-            subset_size=float(support.sum(axis=1).mean()),
-            accuracy=accuracy,
-            seconds=seconds,
-            k=k,
-            n_fit=n_fit,
-            n_scored=n_scored,
-        )
+        record: dict[str, Any] = feature_performance(support, relevant)
+        record.update(subset_size=float(support.sum(axis=1).mean()), **extra)
         out[name] = record
     return out
 
@@ -195,20 +194,10 @@ def _real_cell(design: str, n_train: int, n_test: int, seeds: tuple) -> dict[str
         est = _make("Saliency", 1, seeds[2]).fit(Xtr, ytr)
         supports = _supports("Saliency", est, Xte)
         seconds = time.perf_counter() - start
-    out = {}
-    for name, support in supports.items():
-        record: dict[str, Any] = feature_performance(support, Rte)
-        record.update(
-            subset_size=float(support.sum(axis=1).mean()),
-            accuracy=_accuracy("Saliency", est, Xtr, ytr, Xte, yte),
-            seconds=seconds,
-            n_fit=len(Xtr),
-            n_scored=len(Xte),
-            d=Xtr.shape[1],
-            modelled=int(est.screened_.size),
-        )
-        out[name] = record
-    return out
+    accuracy = _accuracy("Saliency", est, Xtr, ytr, Xte, yte)
+    n_fit, n_scored, modelled = len(Xtr), len(Xte), int(est.screened_.size)
+    return _scores(supports, Rte, accuracy=accuracy, seconds=seconds, n_fit=n_fit,
+                   n_scored=n_scored, d=Xtr.shape[1], modelled=modelled)  # fmt: skip
 
 
 def _filter_cell(design: str, d: int, inner: str, rows: int, seeds: tuple) -> dict[str, Any]:
