@@ -4,6 +4,7 @@ loader derive from it."""
 
 from __future__ import annotations
 
+import argparse
 import ast
 import importlib
 import inspect
@@ -15,7 +16,16 @@ from sklearn.base import BaseEstimator
 from sklearn.preprocessing import KBinsDiscretizer
 
 import localselect
-from localselect._estimators import EXPORTS, cli_methods, held_types, registered
+from localselect._estimators import (
+    EXPORTS,
+    cli_methods,
+    continuous_target_names,
+    held_types,
+    n_jobs_names,
+    nan_names,
+    raw_input_methods,
+    registered,
+)
 from localselect.base import (
     SHARED_CONSTRAINTS,
     Declaration,
@@ -165,3 +175,38 @@ def test_abstract_hooks_are_enforced():
     for cls, hook in ((NoMask, "_local_support_mask"), (NoFit, "_fit")):
         with pytest.raises(TypeError, match=hook):
             cls()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ticked(text: str) -> set[str]:
+    """The names in backticks (or ``{class}`~localselect.Name``` roles) of ``text``."""
+    import re
+
+    return {m.rsplit(".", 1)[-1] for m in re.findall(r"`~?(?:localselect\.)?(\w+)`", text)}
+
+
+def test_the_readme_lists_follow_the_registry():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    n_jobs = readme.split("take `n_jobs` (all but", 1)[1].split(")", 1)[0]
+    assert _ticked(n_jobs) == set(registered()) - set(n_jobs_names())
+    continuous = readme.split("continuous targets for", 1)[1].split("docs/regression.md", 1)[0]
+    assert _ticked(continuous) == set(continuous_target_names())
+
+
+def test_the_regression_guide_tables_the_declared_continuous_estimators():
+    guide = (ROOT / "docs" / "regression.md").read_text(encoding="utf-8")
+    table = guide.split("| estimator | on a continuous `y` |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|")[1] for line in table.splitlines() if line.startswith("| {class}")]
+    assert set().union(*map(_ticked, rows)) == set(continuous_target_names())
+
+
+def test_the_missing_help_names_the_methods_that_take_nan():
+    select = _select.add_select_parser(argparse.ArgumentParser().add_subparsers())
+    (missing,) = (a for a in select._actions if "--missing" in a.option_strings)
+    named = missing.help.split("methods that take NaN:", 1)[1].split(";", 1)[0]
+    by_class = {cls.__name__: name for name, cls in cli_methods().items()}
+    takes_nan = {by_class[name] for name in nan_names()} - raw_input_methods()
+    assert {n.strip() for n in named.split(",")} == takes_nan
+    assert all(f"{name} takes the table as it is" in missing.help for name in raw_input_methods())

@@ -19,6 +19,7 @@ from localselect import (
     ReliefF,
     Simba,
 )
+from localselect._estimators import Declaration
 from localselect._runtime._size import BUDGET_SECONDS, check_scale, scale_refusal
 
 MILLION = 1_000_000
@@ -78,14 +79,17 @@ def test_fit_refuses_before_any_work():
     assert check_scale(Simba(), X[:100]) is not None  # small: passes, returns X
 
 
-def test_an_estimator_may_declare_its_own_limit():
+def test_an_estimator_declares_its_own_cost_model():
+    class Chunked:
+        def refusal(self, estimator, n_samples, n_features, declared_by):
+            return f"{declared_by} too big: set chunk" if n_samples > 10 else None
+
     class Limited(FisherScore):
-        def _scale_limit(self, n_samples, n_features):
-            return "too big: set chunk" if n_samples > 10 else None
+        _declaration = Declaration("limited", size=Chunked())
 
     X = np.random.default_rng(0).standard_normal((20, 3))
     y = np.arange(20) % 2
-    with pytest.raises(ValueError, match="too big: set chunk"):
+    with pytest.raises(ValueError, match="Limited too big: set chunk"):
         Limited().fit(X, y)
     Limited().fit(X[:10], y[:10])
 

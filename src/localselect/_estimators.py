@@ -16,7 +16,13 @@ and :data:`EXPORTS` names the module that exports it. From the two come:
 * the command line's ``--method`` names (:func:`cli_methods`);
 * the fast constructor arguments of the tests and the demo
   (:func:`localselect.utils.fast_params`, :func:`localselect.utils.fast_estimators`);
-* the types ``localselect predict`` loads from a model file (:func:`held_types`).
+* the types ``localselect predict`` loads from a model file (:func:`held_types`);
+* the size check of a fit (``size``: :func:`localselect._runtime.check_scale`);
+* the fit on a Dask collection (``collection_fit``: :func:`collection_fit`);
+* how the command line hands it a table (``raw_input``: :func:`raw_input_methods`);
+* the lists the documentation shows (:func:`n_jobs_names`, :func:`nan_names`,
+  :func:`collection_fit_names`), which read the estimators' own parameters and
+  scikit-learn tags rather than a second declaration.
 
 A mixin may declare only ``holds`` (the types every estimator built on it may
 hold, e.g. the evidence mixin's null distribution); the name and the
@@ -38,8 +44,14 @@ __all__ = [
     "PROFILES",
     "Declaration",
     "cli_methods",
+    "collection_fit",
+    "collection_fit_names",
     "continuous_target_names",
+    "declared",
     "held_types",
+    "n_jobs_names",
+    "nan_names",
+    "raw_input_methods",
     "registered",
 ]
 
@@ -92,6 +104,20 @@ class Declaration(NamedTuple):
         The targets ``fit`` takes: class labels, and a continuous ``y`` for
         the estimators that define a regression variant (they take a ``task``
         parameter; see :func:`localselect.base.check_target`).
+    size : cost model or None, default=None
+        How long a fit takes at its settings, for the size check that refuses
+        at once a fit that would not finish (an object with a method
+        ``refusal(estimator, n_samples, n_features, declared_by)`` returning
+        the message or None; the models are in :mod:`localselect._runtime`,
+        e.g. :class:`~localselect._runtime.MeasuredCost`). None: the
+        estimator scales at its defaults and is never refused.
+    collection_fit : str, default=""
+        ``"module:function"`` of its fit on a Dask collection (statistics
+        reduced on the workers; see :func:`collection_fit`); empty when it has
+        none.
+    raw_input : bool, default=False
+        The command line hands it the table as it is (discrete values of any
+        type, missing values kept), not encoded, imputed and scaled.
     """
 
     name: str = ""
@@ -99,12 +125,88 @@ class Declaration(NamedTuple):
     demo: Mapping[str, Any] = _EMPTY
     holds: tuple[type | str, ...] = ()
     targets: tuple[str, ...] = ("classes",)
+    size: Any = None
+    collection_fit: str = ""
+    raw_input: bool = False
+
+
+#: The declaration of a class that declares nothing (every field at its default).
+_NONE = Declaration()
 
 
 def declaration(cls: type) -> Declaration | None:
     """The class's own declaration (not a base class's), or None."""
     found = vars(cls).get("_declaration")
     return found if isinstance(found, Declaration) and found.name else None
+
+
+def declared(cls: type) -> Declaration | None:
+    """The declaration that governs ``cls``: its own, or that of its nearest declared base.
+
+    A user's subclass of an estimator (which declares nothing itself) keeps the
+    size model and the collection fit of the estimator it derives from.
+    """
+    for klass in cls.__mro__:
+        found = declaration(klass)
+        if found is not None:
+            return found
+    return None
+
+
+def collection_fit(estimator_class: type) -> Any:
+    """The fit of ``estimator_class`` on a Dask collection (its ``collection_fit``), or None.
+
+    Parameters
+    ----------
+    estimator_class : type
+        An estimator class; a subclass has the fit of its nearest declared base.
+
+    Returns
+    -------
+    fit : callable or None
+        The function named by ``"module:function"`` (imported here), or None
+        when the estimator has no fit on Dask collections.
+    """
+    found = declared(estimator_class)
+    if found is None or not found.collection_fit:
+        return None
+    module, _, function = found.collection_fit.partition(":")
+    return getattr(import_module(module), function)
+
+
+def collection_fit_names() -> list[str]:
+    """Public names of the registered estimators whose ``fit`` takes a Dask collection.
+
+    Returns
+    -------
+    names : list of str
+        Sorted names, e.g. ``["FisherScore", "MRMR"]``.
+    """
+    return sorted(
+        name for name, cls in registered().items() if (declaration(cls) or _NONE).collection_fit
+    )
+
+
+def raw_input_methods() -> frozenset[str]:
+    """Command-line names of the estimators that take the table as it is (``raw_input``)."""
+    return frozenset(
+        name for name, cls in cli_methods().items() if (declaration(cls) or _NONE).raw_input
+    )
+
+
+def n_jobs_names() -> list[str]:
+    """Public names of the registered estimators that take ``n_jobs`` (their parameters)."""
+    return sorted(name for name, cls in registered().items() if "n_jobs" in cls().get_params())
+
+
+def nan_names() -> list[str]:
+    """Public names of the registered estimators that take NaN in ``X`` at their defaults.
+
+    Read from scikit-learn's ``allow_nan`` input tag of a default instance.
+    """
+    return sorted(
+        name for name, cls in registered().items() if cls().__sklearn_tags__().input_tags.allow_nan
+    )
 
 
 def profile_params(cls: type, profile: str) -> Mapping[str, Any]:

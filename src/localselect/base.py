@@ -70,7 +70,6 @@ from __future__ import annotations
 import functools
 import logging
 from abc import ABCMeta, abstractmethod
-from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
@@ -81,7 +80,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
-from localselect._estimators import Declaration, registered
+from localselect._estimators import Declaration, collection_fit, collection_fit_names
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
 from localselect._runtime._collections import is_collection, map_rows, row_blocks, summarise
@@ -103,7 +102,6 @@ __all__ = [
     "collection_fit_names",
     "local_relevance",
     "local_support",
-    "register_collection_fit",
     "relevance_scope",
     "resolve_n_features",
     "shared_constraints",
@@ -889,60 +887,6 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
         self.classes_ = classes
         fit_blocks(self, blocks, summary, counts, log)
         return self
-
-
-#: Estimator class -> its fit on a Dask collection (:func:`register_collection_fit`).
-_COLLECTION_FITS: dict[type, Callable] = {}
-
-
-def register_collection_fit(estimator_class: type, fit: Callable) -> None:
-    """Give ``estimator_class`` (and its subclasses) a ``fit`` on Dask collections.
-
-    A method's package registers it beside the estimator (e.g.
-    ``localselect.filters``), so the estimator's module need not know about Dask.
-
-    Parameters
-    ----------
-    estimator_class : type
-        An estimator class fitted through :class:`LabelledFitMixin`.
-    fit : callable
-        ``fit(estimator, blocks, summary, counts, log)`` sets the fitted
-        attributes from statistics reduced on the workers;
-        ``LabelledFitMixin.fit`` has already checked the data and set
-        ``n_features_in_``, ``classes_`` and ``task_``.
-    """
-    _COLLECTION_FITS[estimator_class] = fit
-
-
-def collection_fit(estimator_class: type) -> Callable | None:
-    """The fit on Dask collections of ``estimator_class`` (or of its nearest registered base).
-
-    Parameters
-    ----------
-    estimator_class : type
-        An estimator class.
-
-    Returns
-    -------
-    fit : callable or None
-        What :func:`register_collection_fit` registered; None when it has
-        no fit on Dask collections.
-    """
-    for klass in estimator_class.__mro__:
-        if klass in _COLLECTION_FITS:
-            return _COLLECTION_FITS[klass]
-    return None
-
-
-def collection_fit_names() -> list[str]:
-    """Public names of the estimators whose ``fit`` takes a Dask collection.
-
-    Returns
-    -------
-    names : list of str
-        Sorted names, e.g. ``["FisherScore", "MRMR"]``.
-    """
-    return sorted(name for name, cls in registered().items() if collection_fit(cls))
 
 
 def collection_refusal(name: str) -> str:

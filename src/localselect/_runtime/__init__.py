@@ -11,6 +11,8 @@
   the input rule, warm-up, compile message and Ctrl-C safety.
 * :mod:`._report`: the :class:`Reporter` a fit makes from ``verbose``: log
   messages and progress tasks through one object; listeners per context.
+* :mod:`._size`: the size check (:func:`check_scale`) and the cost models an
+  estimator declares (``Declaration(size=...)``).
 
 Nothing here imports the rest of localselect.
 """
@@ -33,14 +35,29 @@ from localselect._runtime._kernels import (
     registered_kernels,
 )
 from localselect._runtime._report import ProgressListener, ProgressTask, Reporter, listen
+from localselect._runtime._size import (
+    NEIGHBOUR_SEARCH,
+    AllPairsCost,
+    LFSCost,
+    MeasuredCost,
+    SimbaCost,
+    check_scale,
+    scale_refusal,
+)
 
 __all__ = [
     "BACKEND_NAME",
+    "NEIGHBOUR_SEARCH",
+    "AllPairsCost",
     "ClusterLostError",
     "CompiledKernel",
+    "LFSCost",
+    "MeasuredCost",
     "ProgressListener",
     "ProgressTask",
     "Reporter",
+    "SimbaCost",
+    "check_scale",
     "compiling",
     "ensure_compiled",
     "kernel_input",
@@ -52,6 +69,7 @@ __all__ = [
     "register_kernel",
     "registered_kernels",
     "run_blocks",
+    "scale_refusal",
 ]
 
 register_backend()

@@ -9,22 +9,33 @@ large table they would run for hours and then, perhaps, run out of memory.
 validation) refuses such a fit at once with a ``ValueError`` that gives the
 estimated time and names what to set.
 
-An estimator declares its limit with a method ``_scale_limit(n_samples,
-n_features)`` returning the refusal message or ``None``; the estimators
-whose modules this one does not edit are declared in :data:`LIMITS`, by
-class path. The limits come from measured fit times on one thread (the
-costs below, in seconds per unit of work, measured on a loaded 2-core
-machine, see ``docs/scaling.md``); a fit is refused when its estimate
-exceeds :data:`BUDGET_SECONDS`.
+An estimator declares its cost model in its declaration
+(``Declaration(..., size=MeasuredCost(...))``, see
+:mod:`localselect._estimators`); a subclass has the model of the nearest
+declared class it derives from. The models here are :class:`AllPairsCost`
+(Relief, ReliefF), :class:`SimbaCost`, :class:`LFSCost` and
+:class:`MeasuredCost` (a fit time measured at the defaults and its growth in
+N); any object with the same ``refusal`` method serves. The costs come from
+measured fit times on one thread (seconds per unit of work, measured on a
+2-core machine, see ``docs/scaling.md``); a fit is refused when its estimate
+exceeds :data:`BUDGET_SECONDS`. This module reads the declaration as a class
+attribute and imports nothing of localselect.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any, NamedTuple
 
-__all__ = ["BUDGET_SECONDS", "LIMITS", "MEASURED", "Measured", "check_scale", "scale_refusal"]
+__all__ = [
+    "BUDGET_SECONDS",
+    "AllPairsCost",
+    "LFSCost",
+    "MeasuredCost",
+    "SimbaCost",
+    "check_scale",
+    "scale_refusal",
+]
 
 #: The longest a fit may be expected to take (one thread) before it is refused.
 BUDGET_SECONDS = 600.0
@@ -74,44 +85,51 @@ def _reference_rows(estimator: Any, n: int) -> int | None:
     return min(int(m), n)
 
 
-def _all_pairs(estimator: Any, n: int, m: int) -> str | None:
-    """Relief, ReliefF: distances from every reference row to every row."""
-    refs = _reference_rows(estimator, n)
-    if refs is None:
-        return None
-    seconds = PAIR_SECONDS * refs * n * max(m, 1) / 20
-    if seconds <= BUDGET_SECONDS:
-        return None
-    name = type(estimator).__name__
-    fit_refs = int(BUDGET_SECONDS / (PAIR_SECONDS * n * max(m, 1) / 20))
-    has = "max_samples" in estimator.get_params(deep=False)
-    fix = (
-        f"set max_samples (reference rows drawn at random; e.g. max_samples={max(fit_refs, 1)}"
-        " or fewer finishes within 10 minutes)"
-        if has
-        else f"fit on a sample of at most {_rows_within(PAIR_SECONDS, m)} rows"
-    )
-    return (
-        f"{name} with {refs} reference rows compares each with all {n} rows (O(M N A) "
-        f"work for M reference rows): {_hours(seconds)} on one thread; {fix}."
-    )
-
-
 def _rows_within(pair_seconds: float, m: int) -> int:
     """Most rows an all-pairs fit handles within the budget."""
     return int((BUDGET_SECONDS / (pair_seconds * max(m, 1) / 20)) ** 0.5)
 
 
-def _simba(estimator: Any, n: int, m: int) -> str | None:
-    seconds = SIMBA_PAIR_SECONDS * n * n * max(m, 1) / 20
-    if seconds <= BUDGET_SECONDS:
-        return None
-    return (
-        f"Simba recomputes every row's nearest hit and miss among all {n} rows on each pass "
-        f"(O(N^2 A) per pass, no sampled variant): {_hours(seconds)} on one thread; fit on "
-        f"a sample of at most {_rows_within(SIMBA_PAIR_SECONDS, m)} rows, or use Relief or "
-        "ReliefF with max_samples."
-    )
+class AllPairsCost:
+    """Relief, ReliefF: distances from every reference row (``max_samples``) to every row."""
+
+    def refusal(self, estimator: Any, n: int, m: int, declared_by: str) -> str | None:
+        """The refusal message of a fit on ``n`` x ``m``, or None (:func:`scale_refusal`)."""
+        refs = _reference_rows(estimator, n)
+        if refs is None:
+            return None
+        seconds = PAIR_SECONDS * refs * n * max(m, 1) / 20
+        if seconds <= BUDGET_SECONDS:
+            return None
+        name = type(estimator).__name__
+        fit_refs = int(BUDGET_SECONDS / (PAIR_SECONDS * n * max(m, 1) / 20))
+        has = "max_samples" in estimator.get_params(deep=False)
+        fix = (
+            f"set max_samples (reference rows drawn at random; e.g. "
+            f"max_samples={max(fit_refs, 1)} or fewer finishes within 10 minutes)"
+            if has
+            else f"fit on a sample of at most {_rows_within(PAIR_SECONDS, m)} rows"
+        )
+        return (
+            f"{name} with {refs} reference rows compares each with all {n} rows (O(M N A) "
+            f"work for M reference rows): {_hours(seconds)} on one thread; {fix}."
+        )
+
+
+class SimbaCost:
+    """Simba: every row's nearest hit and miss among all rows, on each pass."""
+
+    def refusal(self, estimator: Any, n: int, m: int, declared_by: str) -> str | None:
+        """The refusal message of a fit on ``n`` x ``m``, or None (:func:`scale_refusal`)."""
+        seconds = SIMBA_PAIR_SECONDS * n * n * max(m, 1) / 20
+        if seconds <= BUDGET_SECONDS:
+            return None
+        return (
+            f"Simba recomputes every row's nearest hit and miss among all {n} rows on each "
+            f"pass (O(N^2 A) per pass, no sampled variant): {_hours(seconds)} on one thread; "
+            f"fit on a sample of at most {_rows_within(SIMBA_PAIR_SECONDS, m)} rows, or use "
+            "Relief or ReliefF with max_samples."
+        )
 
 
 def _lfs_seconds(n: int, params: dict, m: int) -> float:
@@ -127,105 +145,99 @@ def _lfs_seconds(n: int, params: dict, m: int) -> float:
     return per_row * (max(m, 1) / 20) ** LFS_FEATURE_EXPONENT * n
 
 
-def _lfs(estimator: Any, n: int, m: int) -> str | None:
-    params = estimator.get_params(deep=False)
-    seconds = _lfs_seconds(n, params, m)
-    if seconds <= BUDGET_SECONDS:
-        return None
-    # the most rows within budget (bisection: the time grows with the rows, faster than
-    # linearly when every row is a candidate)
-    fit_rows, over = 1, n
-    while over - fit_rows > 1:
-        mid = (fit_rows + over) // 2
-        fit_rows, over = (
-            (mid, over) if _lfs_seconds(mid, params, m) <= BUDGET_SECONDS else (fit_rows, mid)
+class LFSCost:
+    """LocalFeatureSelection: a linear program per representative row and candidate subset."""
+
+    def refusal(self, estimator: Any, n: int, m: int, declared_by: str) -> str | None:
+        """The refusal message of a fit on ``n`` x ``m``, or None (:func:`scale_refusal`)."""
+        params = estimator.get_params(deep=False)
+        seconds = _lfs_seconds(n, params, m)
+        if seconds <= BUDGET_SECONDS:
+            return None
+        # the most rows within budget (bisection: the time grows with the rows, faster
+        # than linearly when every row is a candidate)
+        fit_rows, over = 1, n
+        while over - fit_rows > 1:
+            mid = (fit_rows + over) // 2
+            within = _lfs_seconds(mid, params, m) <= BUDGET_SECONDS
+            fit_rows, over = (mid, over) if within else (fit_rows, mid)
+        return (
+            f"LocalFeatureSelection solves a linear program per representative row and "
+            f"candidate subset ({seconds / n * 1000:.0f} s per 1,000 rows at these settings): "
+            f"{_hours(seconds)} for {n} rows on one thread; set n_candidates lower (now "
+            f"{params.get('n_candidates')!r}; 'auto' is 50) or max_iter lower (now "
+            f"{params.get('max_iter', 2)}), or fit on a sample of at most {fit_rows} rows."
         )
-    return (
-        f"LocalFeatureSelection solves a linear program per representative row and "
-        f"candidate subset ({seconds / n * 1000:.0f} s per 1,000 rows at these settings): "
-        f"{_hours(seconds)} for {n} rows on one thread; set n_candidates lower (now "
-        f"{params.get('n_candidates')!r}; 'auto' is 50) or max_iter lower (now "
-        f"{params.get('max_iter', 2)}), or fit on a sample of at most {fit_rows} rows."
-    )
 
 
-class Measured(NamedTuple):
-    """A fit time measured at the defaults (one thread, 20 features) and its growth in N."""
+#: Why the estimators searching their nearest hits and misses exactly among all rows
+#: (scikit-learn's ``NearestNeighbors``: close to O(N^2 A) in 20 dimensions) are slow
+#: before their linear ``n_candidates`` iterations; measured at 20,000 and 60,000 rows
+#: (load average 5 on 2 cores), the exponent the log-log slope between the two.
+NEIGHBOUR_SEARCH = (
+    "searches every row's nearest hits and misses among all {n} rows (exact "
+    "neighbour search, about N^{p:.1f} measured)"
+)
+
+
+class MeasuredCost(NamedTuple):
+    """A fit time measured at the defaults (one thread, 20 features) and its growth in N.
+
+    Parameters
+    ----------
+    seconds : float
+        The measured fit time, at ``n_samples`` rows of 20 features.
+    n_samples : int
+        The rows of the measurement.
+    exponent : float
+        The time grows as ``N ** exponent`` (and linearly in the features).
+    why : str
+        What the cost is, with ``{n}`` (the rows) and ``{p}`` (the exponent).
+    fix : str, default=""
+        The parameter to set, said in the message before the advised sample.
+    per : tuple of (str, float), default=()
+        ``(parameter, value at the measurement)``: the time is proportional to
+        that parameter (e.g. ``("n_estimators", 100)``).
+    """
 
     seconds: float
     n_samples: int
     exponent: float
     why: str
-    fix: str
+    fix: str = ""
+    per: tuple = ()
+
+    def refusal(self, estimator: Any, n: int, m: int, declared_by: str) -> str | None:
+        """The refusal message of a fit on ``n`` x ``m``, or None (:func:`scale_refusal`).
+
+        The time extrapolated from the measurement; the message names
+        ``declared_by``, the measured class.
+        """
+        factor = max(m, 1) / 20
+        if self.per:
+            parameter, measured_at = self.per
+            factor *= estimator.get_params(deep=False).get(parameter, measured_at) / measured_at
+        seconds = self.seconds * factor * (n / self.n_samples) ** self.exponent
+        if seconds <= BUDGET_SECONDS:
+            return None
+        ratio = BUDGET_SECONDS / (self.seconds * factor)
+        rows = int(self.n_samples * ratio ** (1 / self.exponent))
+        why = self.why.format(n=n, p=self.exponent)
+        fix = f"set {self.fix}, or " if self.fix else ""
+        return (
+            f"{declared_by} {why}: {_hours(seconds)} on one thread at these settings; fit "
+            f"on a sample of at most {rows} rows ({fix}use ReliefF with max_samples, whose "
+            "cost is linear in N)."
+        )
 
 
-#: Estimators whose nearest hits and misses are searched exactly among all rows
-#: (scikit-learn's ``NearestNeighbors``: close to O(N^2 A) in 20 dimensions) before
-#: their linear ``n_candidates`` iterations. Measured at 20,000 and 60,000 rows
-#: (load average 5 on 2 cores); the exponent is the log-log slope between the two.
-_NEIGHBOURS = (
-    "searches every row's nearest hits and misses among all {n} rows (exact "
-    "neighbour search, about N^{p:.1f} measured)"
-)
-MEASURED: dict[str, Measured] = {
-    "IRelief": Measured(46.8, 60_000, 1.6, _NEIGHBOURS, ""),
-    "IM4E": Measured(83.1, 60_000, 1.9, _NEIGHBOURS, ""),
-    "Immigrate": Measured(160.0, 60_000, 2.0, _NEIGHBOURS, ""),
-    "BoostedImmigrate": Measured(
-        77.6,
-        20_000,
-        1.7,
-        "fits n_estimators weak IMMIGRATE models, each searching neighbours among all "
-        "{n} rows (about N^{p:.1f} measured)",
-        "n_estimators lower (time is proportional to it)",
-    ),
-    "ConditionalSaliencySelection": Measured(
-        194.3,
-        20_000,
-        1.6,
-        "fits its model and compares each row's saliency profile with its held-out "
-        "neighbours' ({n} rows; about N^{p:.1f} measured at 5,000 and 20,000 rows of 20 "
-        "features, 22.0 s and 194.3 s, quiet machine)",
-        "",
-    ),
-}
-
-
-def _measured(estimator: Any, n: int, m: int) -> str | None:
-    """The estimators of :data:`MEASURED`: their time extrapolated from the measurement."""
-    # a user's subclass has the limit of the measured class it derives from
-    name = next(k.__name__ for k in type(estimator).__mro__ if k.__name__ in MEASURED)
-    point = MEASURED[name]
-    params = estimator.get_params(deep=False)
-    factor = max(m, 1) / 20
-    if name == "BoostedImmigrate":
-        factor *= params.get("n_estimators", 100) / 100
-    seconds = point.seconds * factor * (n / point.n_samples) ** point.exponent
-    if seconds <= BUDGET_SECONDS:
-        return None
-    ratio = BUDGET_SECONDS / (point.seconds * factor)
-    rows = int(point.n_samples * ratio ** (1 / point.exponent))
-    why = point.why.format(n=n, p=point.exponent)
-    fix = f"set {point.fix}, or " if point.fix else ""
-    return (
-        f"{name} {why}: {_hours(seconds)} on one thread at these settings; fit on a "
-        f"sample of at most {rows} rows ({fix}use ReliefF with max_samples, whose cost is "
-        "linear in N)."
-    )
-
-
-#: Class path -> its limit, for the estimators whose modules declare none themselves.
-LIMITS: dict[str, Callable[[Any, int, int], str | None]] = {
-    "localselect.margin._relief.Relief": _all_pairs,
-    "localselect.margin._relief.ReliefF": _all_pairs,
-    "localselect.margin._simba.Simba": _simba,
-    "localselect.lfs._estimator.LocalFeatureSelection": _lfs,
-    "localselect.margin._irelief.IRelief": _measured,
-    "localselect.margin._im4e.IM4E": _measured,
-    "localselect.margin._immigrate.Immigrate": _measured,
-    "localselect.margin._boosted.BoostedImmigrate": _measured,
-    "localselect.saliency._estimator.ConditionalSaliencySelection": _measured,
-}
+def _declared(cls: type) -> tuple[str, Any]:
+    """``(class name, size model)`` of the nearest class of ``cls``'s MRO with a declaration."""
+    for klass in cls.__mro__:
+        found: Any = vars(klass).get("_declaration")
+        if getattr(found, "name", ""):  # a mixin's declaration has no name: not an estimator's
+            return klass.__name__, found.size
+    return cls.__name__, None
 
 
 def scale_refusal(estimator: Any, n_samples: int, n_features: int) -> str | None:
@@ -234,8 +246,8 @@ def scale_refusal(estimator: Any, n_samples: int, n_features: int) -> str | None
     Parameters
     ----------
     estimator : estimator
-        Its own ``_scale_limit(n_samples, n_features)`` method if it has one,
-        else the first class of its MRO in :data:`LIMITS`.
+        Its declared ``size`` model, or that of the nearest declared class it
+        derives from (a user's subclass).
     n_samples, n_features : int
         The shape of the training data.
 
@@ -243,16 +255,12 @@ def scale_refusal(estimator: Any, n_samples: int, n_features: int) -> str | None
     -------
     message : str or None
         Why the fit would not finish within :data:`BUDGET_SECONDS` and what to
-        set; None when it would (or no limit is declared).
+        set; None when it would (or no model is declared).
     """
-    own = getattr(estimator, "_scale_limit", None)
-    if callable(own):
-        return own(n_samples, n_features)
-    for klass in type(estimator).__mro__:
-        rule = LIMITS.get(f"{klass.__module__}.{klass.__qualname__}")
-        if rule is not None:
-            return rule(estimator, n_samples, n_features)
-    return None
+    name, model = _declared(type(estimator))
+    if model is None:
+        return None
+    return model.refusal(estimator, n_samples, n_features, name)
 
 
 def check_scale(estimator: Any, X: Any) -> Any:

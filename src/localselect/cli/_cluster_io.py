@@ -251,7 +251,7 @@ def _model_block(part: pd.DataFrame, prep: Any) -> pd.DataFrame:
 
 def _fit(estimator: Any, X_model: Any, y: Any, n: int, sample: int, seed: Any) -> str:
     """Fit on the workers (a Dask fit) or on a sample in memory; says which."""
-    from localselect.base import collection_fit
+    from localselect._estimators import collection_fit
 
     name = type(estimator).__name__
     if collection_fit(type(estimator)) is not None:

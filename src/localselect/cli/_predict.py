@@ -13,9 +13,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from localselect._estimators import raw_input_methods
 from localselect.cli._errors import CLIError, warn
 from localselect.cli._select import (
-    RAW_INPUT_METHODS,
     add_reading_arguments,
     answer_rows,
     read_input,
@@ -81,7 +81,7 @@ def model_rows(frame: pd.DataFrame, bundle: dict[str, Any]) -> pd.DataFrame:
 
     check_columns(frame, bundle["columns"], "feature")
     X = frame[bundle["columns"]]
-    raw = bundle["method"].lower() in RAW_INPUT_METHODS
+    raw = bundle["method"].lower() in raw_input_methods()
     # Models that keep or impute missing values predict every row.
     fills = bundle.get("missing", "drop") in {"keep", "impute"}
     if not raw and not fills and X.isna().any(axis=None):

@@ -23,7 +23,7 @@
 * ``report.html`` with ``--report``: a page with the figures embedded.
 
 Reading and preparing the table is :mod:`localselect.cli._table` (documented in
-``docs/cli.md``); LLDS takes the table as it is (:data:`RAW_INPUT_METHODS`).
+``docs/cli.md``); LLDS takes the table as it is (its declaration's ``raw_input``).
 The HTML report is :mod:`localselect.cli._report`.
 
 The CLI holds no algorithm logic: the method names are those the estimators
@@ -44,7 +44,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from localselect._estimators import cli_methods
+from localselect._estimators import cli_methods, raw_input_methods
 from localselect.cli._answers import feature_table, row_masks, row_relevance
 from localselect.cli._errors import CLIError, note, warn
 from localselect.cli._evidence import (
@@ -74,7 +74,6 @@ if TYPE_CHECKING:
 # so building the parser (``localselect --help``) imports none of them.
 
 __all__ = [
-    "RAW_INPUT_METHODS",
     "Answer",
     "Fitted",
     "Prepared",
@@ -92,9 +91,6 @@ __all__ = [
     "summarise",
     "write",
 ]
-
-#: Methods that take the table as it is (discrete values, missing values allowed).
-RAW_INPUT_METHODS = frozenset({"llds"})
 
 #: Every file ``select`` may write; those a run does not write are removed from
 #: ``--out``, so a reused folder holds no stale report or results of another run.
@@ -235,8 +231,8 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         "--missing",
         choices=["auto", "keep", "impute", "drop", "error"],
         default="auto",
-        help="rows with missing feature values: keep them (methods that take NaN: the "
-        "Relief family, immigrate, bim), impute (SimpleImputer inside the saved model, "
+        help="rows with missing feature values: keep them (methods that take NaN: "
+        "bim, im4e, immigrate, irelief, relief, relieff, simba; llds takes the table as it is), impute (SimpleImputer inside the saved model, "
         "so predict imputes too), drop (reports the classes that lose rows; refused if "
         "a class would keep fewer than 2 rows) or error. auto: keep when the method "
         "takes NaN, else drop, or impute when dropping would leave a class fewer than 2 rows",
@@ -428,7 +424,7 @@ def prepare(
 
     from localselect.cli._table import ThinClassesError, preparation_steps, prepare_table
 
-    raw = args.method.lower() in RAW_INPUT_METHODS
+    raw = args.method.lower() in raw_input_methods()
     takes_nan = raw or _takes_nan(estimator)
     mode = _missing_mode(args, cls, raw, takes_nan)
     auto = mode == "auto"

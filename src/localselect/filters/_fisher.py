@@ -185,7 +185,10 @@ class FisherScore(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
     """
 
     _declaration = Declaration(
-        "fisher", check={"n_features_to_select": 2}, demo={"n_features_to_select": 5}
+        "fisher",
+        check={"n_features_to_select": 2},
+        demo={"n_features_to_select": 5},
+        collection_fit="localselect.filters._collections:fit_fisher_collection",
     )
     _parameter_constraints = {**ScoreSelectorMixin._parameter_constraints}
 

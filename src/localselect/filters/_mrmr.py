@@ -344,7 +344,11 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
     array([2])
     """
 
-    _declaration = Declaration("mrmr", targets=("classes", "continuous"))
+    _declaration = Declaration(
+        "mrmr",
+        targets=("classes", "continuous"),
+        collection_fit="localselect.filters._collections:fit_mrmr_collection",
+    )
     _parameter_constraints = {
         # a count or a fraction: mRMR has no score that None could threshold
         "n_features_to_select": [*N_FEATURES_CONSTRAINT[:2], AUTO],

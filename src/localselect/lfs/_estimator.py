@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
-from localselect._runtime import ensure_compiled
+from localselect._runtime import LFSCost, ensure_compiled
 from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
 from localselect.lfs._decide import prediction_regions, query_subsets, similarities
 from localselect.lfs._fit import FIT_KERNEL, fit_iteration
@@ -228,6 +228,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         "lfs",
         check={"max_features": 3, "n_beta": 4, "max_iter": 1},
         demo={"max_features": 5, "n_beta": 10},
+        size=LFSCost(),
     )
     _parameter_constraints = {
         "max_features": [Interval(Integral, 1, None, closed="left")],

@@ -8,13 +8,9 @@ the estimator :class:`LiftFeatureSelector` and the joint
 the contingency tables on the workers (:mod:`localselect.lift._collections`).
 """
 
-from localselect.base import register_collection_fit
-from localselect.lift._collections import fit_llds_collection
 from localselect.lift._discretize import MahalanobisQuantileDiscretizer
 from localselect.lift._measures import dependence, lift_table, mutual_information
 from localselect.lift._selector import LiftFeatureSelector
-
-register_collection_fit(LiftFeatureSelector, fit_llds_collection)
 
 __all__ = [
     "LiftFeatureSelector",

@@ -253,6 +253,8 @@ class LiftFeatureSelector(
         },
         holds=(MahalanobisQuantileDiscretizer, f"{__name__}._TertileBins"),
         targets=("classes", "continuous"),
+        collection_fit="localselect.lift._collections:fit_llds_collection",
+        raw_input=True,
     )
     _parameter_constraints = {
         "resolution": [StrOptions({"features", "windows", "profiles"})],

@@ -25,7 +25,6 @@ margin-perf``. :func:`relieff_weights_dask` computes ReliefF weights of sampled
 reference rows on a Dask collection, on the workers (the DiReliefF design).
 """
 
-from localselect.base import register_collection_fit
 from localselect.margin._boosted import BoostedImmigrate
 from localselect.margin._im4e import IM4E
 from localselect.margin._immigrate import Immigrate
@@ -33,10 +32,8 @@ from localselect.margin._irelief import IRelief
 from localselect.margin._kernels import DegenerateMarginWarning
 from localselect.margin._nn_kernels import relieff
 from localselect.margin._relief import Relief, ReliefF
-from localselect.margin._relieff_collections import fit_relieff_collection, relieff_weights_dask
+from localselect.margin._relieff_collections import relieff_weights_dask
 from localselect.margin._simba import Simba
-
-register_collection_fit(ReliefF, fit_relieff_collection)
 
 __all__ = [
     "IM4E",

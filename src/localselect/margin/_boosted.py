@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
+from localselect._runtime import MeasuredCost
 from localselect.base import Declaration, LabelledFitMixin, ScoreSelectorMixin, shared_constraints
 from localselect.margin._common import CANDIDATES_CONSTRAINT, NEED_HITS
 from localselect.margin._immigrate import Immigrate, resolve_prescreen, with_fit_result
@@ -190,6 +191,15 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
         check={"n_estimators": 3, "max_iter": 2},
         demo={"n_estimators": 5},
         holds=(Immigrate, AllPairs, NeighbourPairs),
+        size=MeasuredCost(
+            77.6,
+            20_000,
+            1.7,
+            "fits n_estimators weak IMMIGRATE models, each searching neighbours among all "
+            "{n} rows (about N^{p:.1f} measured)",
+            fix="n_estimators lower (time is proportional to it)",
+            per=("n_estimators", 100),
+        ),
     )
     _parameter_constraints = {
         **ScoreSelectorMixin._parameter_constraints,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from localselect._docstrings import fill_doc
+from localselect._runtime import NEIGHBOUR_SEARCH, MeasuredCost
 from localselect.base import Declaration
 from localselect.margin import _solvers
 from localselect.margin._common import _SoftmaxMarginSelector
@@ -101,7 +102,12 @@ class IM4E(_SoftmaxMarginSelector):
     (array([0.49, 0.51, 0.  , 0.  , 0.  ]), 1.0)
     """
 
-    _declaration = Declaration("im4e", check={"max_iter": 3}, demo={"n_features_to_select": 5})
+    _declaration = Declaration(
+        "im4e",
+        check={"max_iter": 3},
+        demo={"n_features_to_select": 5},
+        size=MeasuredCost(83.1, 60_000, 1.9, NEIGHBOUR_SEARCH),
+    )
     _method = "IM4E"
     _kernel = staticmethod(_solvers.im4e)
 

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
+from localselect._runtime import NEIGHBOUR_SEARCH, MeasuredCost
 from localselect.base import (
     Declaration,
     LabelledFitMixin,
@@ -259,6 +260,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         check={"max_iter": 3},
         demo={"n_features_to_select": 5},
         holds=(AllPairs, NeighbourPairs),
+        size=MeasuredCost(160.0, 60_000, 2.0, NEIGHBOUR_SEARCH),
     )
     _parameter_constraints = {
         **ScoreSelectorMixin._parameter_constraints,

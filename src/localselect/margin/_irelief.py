@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from localselect._docstrings import fill_doc
+from localselect._runtime import NEIGHBOUR_SEARCH, MeasuredCost
 from localselect.base import Declaration
 from localselect.margin import _solvers
 from localselect.margin._common import _SoftmaxMarginSelector
@@ -91,7 +92,12 @@ class IRelief(_SoftmaxMarginSelector):
     (array([0, 1]), 1.0)
     """
 
-    _declaration = Declaration("irelief", check={"max_iter": 3}, demo={"n_features_to_select": 5})
+    _declaration = Declaration(
+        "irelief",
+        check={"max_iter": 3},
+        demo={"n_features_to_select": 5},
+        size=MeasuredCost(46.8, 60_000, 1.6, NEIGHBOUR_SEARCH),
+    )
     _method = "I-RELIEF"
     _kernel = staticmethod(_solvers.irelief)
 

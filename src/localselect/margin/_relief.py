@@ -8,6 +8,7 @@ from sklearn.utils import check_random_state
 
 from localselect._compat import Interval, RealNotInt, StrOptions
 from localselect._docstrings import fill_doc
+from localselect._runtime import AllPairsCost
 from localselect.base import Declaration, shared_constraints
 from localselect.margin import _nn_kernels, _rrelieff
 from localselect.margin._common import _FeatureWeightSelector
@@ -106,6 +107,7 @@ class Relief(_FeatureWeightSelector):
         check={"n_features_to_select": 2},
         demo={"n_features_to_select": 5},
         targets=("classes", "continuous"),
+        size=AllPairsCost(),
     )
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
@@ -286,6 +288,8 @@ class ReliefF(_FeatureWeightSelector):
         check={"n_neighbors": 3, "n_features_to_select": 2},
         demo={"n_features_to_select": 5},
         targets=("classes", "continuous"),
+        size=AllPairsCost(),
+        collection_fit="localselect.margin._relieff_collections:fit_relieff_collection",
     )
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from localselect._docstrings import fill_doc
+from localselect._runtime import SimbaCost
 from localselect.base import Declaration
 from localselect.margin import _nn_kernels
 from localselect.margin._common import (
@@ -83,7 +84,9 @@ class Simba(_FeatureWeightSelector):
     array([0.77, 1.  , 0.  , 0.  , 0.  ])
     """
 
-    _declaration = Declaration("simba", check={"max_iter": 3}, demo={"n_features_to_select": 5})
+    _declaration = Declaration(
+        "simba", check={"max_iter": 3}, demo={"n_features_to_select": 5}, size=SimbaCost()
+    )
     _parameter_constraints = {
         **_FeatureWeightSelector._parameter_constraints,
         **ITERATION_CONSTRAINTS,
