@@ -1,0 +1,1 @@
+"""Tests of :mod:`localselect._runtime`, one file a module."""
