@@ -11,8 +11,8 @@
   the input rule, warm-up, compile message and Ctrl-C safety.
 * :mod:`._report`: the :class:`Reporter` a fit makes from ``verbose``: log
   messages and progress tasks through one object; listeners per context.
-* :mod:`._size`: the size check (:func:`check_scale`) and the cost models an
-  estimator declares (``Declaration(size=...)``).
+* :mod:`._size`: the size check (:func:`check_scale`) of the cost model an
+  estimator declares (``Declaration(size=...)``), and :class:`MeasuredCost`.
 
 Nothing here imports the rest of localselect.
 """
@@ -36,27 +36,24 @@ from localselect._runtime._kernels import (
 )
 from localselect._runtime._report import ProgressListener, ProgressTask, Reporter, listen
 from localselect._runtime._size import (
-    NEIGHBOUR_SEARCH,
-    AllPairsCost,
-    LFSCost,
+    BUDGET_SECONDS,
     MeasuredCost,
-    SimbaCost,
+    about,
     check_scale,
+    rows_within,
     scale_refusal,
 )
 
 __all__ = [
     "BACKEND_NAME",
-    "NEIGHBOUR_SEARCH",
-    "AllPairsCost",
+    "BUDGET_SECONDS",
     "ClusterLostError",
     "CompiledKernel",
-    "LFSCost",
     "MeasuredCost",
     "ProgressListener",
     "ProgressTask",
     "Reporter",
-    "SimbaCost",
+    "about",
     "check_scale",
     "compiling",
     "ensure_compiled",
@@ -68,6 +65,7 @@ __all__ = [
     "on_cluster",
     "register_kernel",
     "registered_kernels",
+    "rows_within",
     "run_blocks",
     "scale_refusal",
 ]

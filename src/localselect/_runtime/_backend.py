@@ -1,7 +1,7 @@
 """Registration of the joblib backend ``"localselect-dask"`` (no Dask import until used).
 
-Importing the runtime (which every estimator module does: ``from localselect
-import ReliefF`` or any other estimator) registers the name with joblib; the
+Importing the runtime (which every estimator module does, so importing any
+estimator) registers the name with joblib; the
 factory imports Dask only when a ``parallel_config(backend="localselect-dask")``
 block starts. ``import localselect`` alone stays light and registers nothing.
 """

@@ -110,6 +110,16 @@ _PER_LEVEL_HELP = (
     "by default every output names the input's columns"
 )
 
+#: ``--missing``'s help (the methods that take NaN: a test checks them against the registry).
+_MISSING_HELP = (
+    "rows with missing feature values: keep them (methods that take NaN: bim, im4e, "
+    "immigrate, irelief, relief, relieff, simba; llds takes the table as it is), "
+    "impute (SimpleImputer inside the saved model, so predict imputes too), drop "
+    "(reports the classes that lose rows; refused if a class would keep fewer than 2 "
+    "rows) or error. auto: keep when the method takes NaN, else drop, or impute when "
+    "dropping would leave a class fewer than 2 rows"
+)
+
 #: Fitted attributes holding a choice a method made itself ("auto" parameters), shown in
 #: the summary line, importances.json and the report.
 CHOSEN_ATTRIBUTES = ("max_features_",)
@@ -231,14 +241,7 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         "--missing",
         choices=["auto", "keep", "impute", "drop", "error"],
         default="auto",
-        help=(
-            "rows with missing feature values: keep them (methods that take NaN: bim, im4e, "
-            "immigrate, irelief, relief, relieff, simba; llds takes the table as it is), "
-            "impute (SimpleImputer inside the saved model, so predict imputes too), drop "
-            "(reports the classes that lose rows; refused if a class would keep fewer than 2 "
-            "rows) or error. auto: keep when the method takes NaN, else drop, or impute when "
-            "dropping would leave a class fewer than 2 rows"
-        ),
+        help=_MISSING_HELP,
     )
     p.add_argument("--out", default="localselect-output", help="output folder")
     p.add_argument("--report", action="store_true", help="also write report.html with figures")

@@ -12,8 +12,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
-from localselect._runtime import LFSCost, ensure_compiled
+from localselect._runtime import ensure_compiled
 from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
+from localselect.lfs._cost import LFSCost
 from localselect.lfs._decide import prediction_regions, query_subsets, similarities
 from localselect.lfs._fit import FIT_KERNEL, fit_iteration
 from localselect.lfs._select import nearest_candidates

@@ -18,6 +18,7 @@ from localselect._magnitudes import check_magnitudes
 from localselect._runtime import MeasuredCost
 from localselect.base import Declaration, LabelledFitMixin, ScoreSelectorMixin, shared_constraints
 from localselect.margin._common import CANDIDATES_CONSTRAINT, NEED_HITS
+from localselect.margin._cost import LINEAR_INSTEAD
 from localselect.margin._immigrate import Immigrate, resolve_prescreen, with_fit_result
 from localselect.margin._pairs import AllPairs, NeighbourPairs, resolve_pairs
 from localselect.margin._solvers import im4e, immigrate_fit, prescreen_mask
@@ -199,6 +200,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
             "{n} rows (about N^{p:.1f} measured)",
             fix="n_estimators lower (time is proportional to it)",
             per=("n_estimators", 100),
+            instead=LINEAR_INSTEAD,
         ),
     )
     _parameter_constraints = {

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
-from localselect._runtime import NEIGHBOUR_SEARCH, MeasuredCost
+from localselect._runtime import MeasuredCost
 from localselect.base import (
     Declaration,
     LabelledFitMixin,
@@ -23,6 +23,7 @@ from localselect.base import (
     top_k_support,
 )
 from localselect.margin._common import NEED_HITS, SOFTMAX_CONSTRAINTS, iterations
+from localselect.margin._cost import LINEAR_INSTEAD, NEIGHBOUR_SEARCH
 from localselect.margin._pairs import AllPairs, NeighbourPairs
 from localselect.margin._solvers import ImmigrateFit, immigrate_fit
 
@@ -260,7 +261,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         check={"max_iter": 3},
         demo={"n_features_to_select": 5},
         holds=(AllPairs, NeighbourPairs),
-        size=MeasuredCost(160.0, 60_000, 2.0, NEIGHBOUR_SEARCH),
+        size=MeasuredCost(160.0, 60_000, 2.0, NEIGHBOUR_SEARCH, instead=LINEAR_INSTEAD),
     )
     _parameter_constraints = {
         **ScoreSelectorMixin._parameter_constraints,

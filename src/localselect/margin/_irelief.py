@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from localselect._docstrings import fill_doc
-from localselect._runtime import NEIGHBOUR_SEARCH, MeasuredCost
+from localselect._runtime import MeasuredCost
 from localselect.base import Declaration
 from localselect.margin import _solvers
 from localselect.margin._common import _SoftmaxMarginSelector
+from localselect.margin._cost import LINEAR_INSTEAD, NEIGHBOUR_SEARCH
 
 __all__ = ["IRelief"]
 
@@ -96,7 +97,7 @@ class IRelief(_SoftmaxMarginSelector):
         "irelief",
         check={"max_iter": 3},
         demo={"n_features_to_select": 5},
-        size=MeasuredCost(46.8, 60_000, 1.6, NEIGHBOUR_SEARCH),
+        size=MeasuredCost(46.8, 60_000, 1.6, NEIGHBOUR_SEARCH, instead=LINEAR_INSTEAD),
     )
     _method = "I-RELIEF"
     _kernel = staticmethod(_solvers.irelief)

@@ -8,10 +8,10 @@ from sklearn.utils import check_random_state
 
 from localselect._compat import Interval, RealNotInt, StrOptions
 from localselect._docstrings import fill_doc
-from localselect._runtime import AllPairsCost
 from localselect.base import Declaration, shared_constraints
 from localselect.margin import _nn_kernels, _rrelieff
 from localselect.margin._common import _FeatureWeightSelector
+from localselect.margin._cost import AllPairsCost
 
 __all__ = ["Relief", "ReliefF"]
 

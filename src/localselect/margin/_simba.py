@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from localselect._docstrings import fill_doc
-from localselect._runtime import SimbaCost
 from localselect.base import Declaration
 from localselect.margin import _nn_kernels
 from localselect.margin._common import (
@@ -11,6 +10,7 @@ from localselect.margin._common import (
     _FeatureWeightSelector,
     iterations,
 )
+from localselect.margin._cost import SimbaCost
 
 __all__ = ["Simba"]
 
