@@ -1,4 +1,4 @@
-"""The runtime owns running work, compiled kernels and reporting (issue #27).
+"""The runtime owns running work, compiled kernels and reporting.
 
 * one module constructs pools (``localselect/_runtime/_blocks.py``);
 * ``n_jobs=None`` means one thread in every estimator (scikit-learn's meaning);
