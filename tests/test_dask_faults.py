@@ -1,4 +1,4 @@
-"""Fault tolerance on a real Dask cluster (issue #22): a fit survives the loss of a worker.
+"""Fault tolerance on a real Dask cluster: a fit survives the loss of a worker.
 
 A worker plugin kills one worker process at a deterministic point: when the first
 unit of the fit (a task whose key starts with a given prefix) starts executing on

@@ -1,4 +1,4 @@
-"""One meaning of "which features matter where" for every selector (issue #19).
+"""One meaning of "which features matter where" for every selector.
 
 Every selector answers per row through ``get_local_support(X)`` and
 ``local_relevance(X)``; global selectors give every row ``get_support()`` and

@@ -1,4 +1,4 @@
-"""find_regimes: rows grouped by the features they use (issue 39)."""
+"""find_regimes: rows grouped by the features they use."""
 
 import numpy as np
 import pytest
@@ -107,7 +107,7 @@ def test_syn4_regimes_match_the_switch(seed):
     # Syn4 (INVASE): x1 x2 where x11 < 0, x3..x6 where x11 >= 0. Measured on the 10,000
     # training rows with the saliency selector's held-out per-row rule (support-consistent
     # pools from profiles without the tested feature): ARI 0.999, 0.890, 0.792 (seeds 0-2),
-    # two regimes with the true features each. Issue 39's target is 0.8: seed 2 misses it,
+    # two regimes with the true features each. The target is 0.8: seed 2 misses it,
     # so the bound here is 0.7 (with the nearest shared profiles: 0.995, 0.739, 0.778; with
     # 200 neighbours and no floor: 0.95, 0.85, 0.79); before merging groups with the same
     # features "auto" chose 2, 4, 5 regimes.

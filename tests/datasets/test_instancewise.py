@@ -1,4 +1,4 @@
-"""INVASE's Syn1-Syn6 against a row-by-row reference of its public code (issue #31)."""
+"""INVASE's Syn1-Syn6 against a row-by-row reference of its public code."""
 
 from __future__ import annotations
 

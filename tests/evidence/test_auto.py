@@ -101,7 +101,7 @@ def test_auto_warns_when_nothing_is_significant():
     assert not est.get_support().any()
 
 
-# --- issue 35: a lone signal, reproducibility, the targets of the weight learners' nulls ---
+# --- a lone signal, reproducibility, the targets of the weight learners' nulls ---
 
 #: Every global selector with ``"auto"``, at its defaults (the estimators users get), from the
 #: registry (LLDS, a local selector, has no "auto"): a new global selector meets the same targets.
@@ -122,7 +122,7 @@ def lone_signal(seed, n_features=30):
 
 
 def five_of_forty(seed):
-    """Issue 35's design: 5 informative of 40 columns (the first five), 300 rows."""
+    """The nulls' power design: 5 informative of 40 columns (the first five), 300 rows."""
     X, y = make_classification(
         300, 40, n_informative=5, n_redundant=0, shuffle=False, random_state=seed
     )
@@ -148,7 +148,7 @@ def test_shadow_rounds_let_a_lone_signal_through(n_features, fdr):
 
 
 def test_lone_signal_reaches_fdr():
-    # issue 35, item 1: with R = ceil(0.5 / fdr) = 5 rounds the smallest q-value of 30 features
+    # with the former R = ceil(0.5 / fdr) = 5 rounds the smallest q-value of 30 features
     # is 30 / 151 = 0.199 > 0.1, and Relief selected nothing
     X, y = lone_signal(0)
     for name in ("Relief", "FisherScore"):
@@ -157,7 +157,7 @@ def test_lone_signal_reaches_fdr():
 
 
 def test_relief_auto_is_reproducible_without_random_state():
-    # issue 35, item 2: the null draws from NULL_SEED when random_state is None
+    # the null draws from NULL_SEED when random_state is None
     X, y = lone_signal(1, n_features=12)
     fits = [Relief("auto").fit(X, y) for _ in range(3)]
     # p-values are counts over (R p + 1): the same fit repeated gives the same counts
@@ -168,7 +168,7 @@ def test_relief_auto_is_reproducible_without_random_state():
     np.testing.assert_array_equal(seeded.pvalues_, fits[0].pvalues_)
 
 
-#: Draws of 20 in which "auto" selects the lone signal (issue 35's target: 19). Immigrate
+#: Draws of 20 in which "auto" selects the lone signal (the target: 19). Immigrate
 #: reached 14 with the diagonal of W as its statistic, 20 with its share of the margin.
 LONE_HITS = {name: 19 for name in GLOBAL}
 
@@ -221,7 +221,7 @@ def test_lone_signal_quick(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", GLOBAL)
 def test_lone_signal_twenty_draws(name):
-    # issue 35 target: selected in at least 19 of 20 draws
+    # target: selected in at least 19 of 20 draws
     hits = sum(bool(auto_fit(name, *lone_signal(seed)).get_support()[0]) for seed in range(20))
     assert hits >= LONE_HITS[name], hits
 
@@ -236,7 +236,7 @@ def fdp_and_power(name, seeds):
     return float(np.mean(fdp)), float(np.mean(power))
 
 
-#: Power each learner's "auto" reaches on 20 draws of ``five_of_forty`` (issue 35's target
+#: Power each learner's "auto" reaches on 20 draws of ``five_of_forty`` (the target:
 #: 0.6). Immigrate's shadows scored by the diagonal of W reached 0.20, by each feature's
 #: share of the margin 0.9 (docs/evidence.md).
 POWER_FLOOR = {"ReliefF": 0.6, "FisherScore": 0.6, "MRMR": 0.6, "Immigrate": 0.6}
@@ -252,6 +252,6 @@ def test_null_power_quick(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(POWER_FLOOR))
 def test_null_power_twenty_draws(name):
-    # issue 35 target: mean false discovery proportion <= 0.15 and power >= 0.6
+    # target: mean false discovery proportion <= 0.15 and power >= 0.6
     fdp, power = fdp_and_power(name, range(20))
     assert fdp <= 0.15 and power >= POWER_FLOOR[name], (fdp, power)

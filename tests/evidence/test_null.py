@@ -123,7 +123,7 @@ def test_pvalue_formulas_by_hand():
 
 
 def test_incomplete_null_result_raises():
-    # issue 35, item 4: a shadow result without per-round scores must not fall back to the
+    # a shadow result without per-round scores must not fall back to the
     # permutation formula (the mean score against single-round draws)
     scores, null = np.array([3.0, 0.0]), np.array([[1.0, 1.0], [4.0, -1.0]])
     with pytest.raises(ValueError, match="'shadow' NullResult needs round_scores"):

@@ -138,7 +138,7 @@ def test_mb_bound_and_attributes():
 
 
 def test_mb_bound_only_for_half_subsamples():
-    # issue 35, item 3: MB 2010's Theorem 1 assumes subsamples of floor(n / 2) rows
+    # MB 2010's Theorem 1 assumes subsamples of floor(n / 2) rows
     rng = np.random.default_rng(5)
     y = np.repeat([0, 1], 25)
     X = np.c_[3 * y + rng.normal(size=50), rng.normal(size=(50, 5))]

@@ -284,7 +284,7 @@ def test_auto_gamma_comes_from_the_inner_validation(fitted):
 
 
 def test_safety_net_warns_and_falls_back_to_all_features(monkeypatch):
-    # Issue #18: every feature carries the class, so a one-feature subspace loses.
+    # Every feature carries the class, so a one-feature subspace loses.
     rng = np.random.default_rng(0)
     X = rng.normal(size=(150, 6))
     y = (X.sum(axis=1) > 0).astype(int)
@@ -312,7 +312,7 @@ def test_safety_net_warns_and_falls_back_to_all_features(monkeypatch):
 
 
 def test_noise_features_are_rarely_selected():
-    # Issue #18: on pure noise Algorithm 2 alone kept most features; the power
+    # On pure noise Algorithm 2 over the remaining features kept most features; the power
     # floor keeps few (the 30 x 5,000 table is measured in docs/gp.md).
     rng = np.random.default_rng(0)
     X, y = rng.uniform(size=(30, 400)), rng.integers(0, 4, 30)
@@ -320,7 +320,7 @@ def test_noise_features_are_rarely_selected():
         warnings.simplefilter("ignore", UserWarning)
         est = GPLocalFeatureSelection(random_state=0).fit(X, y)
     assert est.get_local_support(rng.uniform(size=(20, 400))).mean() < 0.05
-    # Without the floor, Algorithm 2 as printed (issue #28) keeps few too (8%); the
+    # Without the floor, Algorithm 2 as printed (the default) keeps few too (8%); the
     # threshold over the remaining features only keeps most of them.
     paper = GPLocalFeatureSelection(threshold=1.5, null_quantile=None, random_state=0)
     with warnings.catch_warnings():

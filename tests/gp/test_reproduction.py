@@ -20,7 +20,7 @@ def test_breast_cancer_table3(data_home):
     # Table 3: 0.9693 +- 0.0216 over 10 folds with K = 8. The acceptance bound 0.96 is
     # half the paper's fold-to-fold standard deviation below its mean. The paper's
     # setting (K = 8, a hand-set threshold, no floor, no safety net; Algorithm 2 as
-    # printed): measured 0.968. The defaults give 0.958 (issue #28: the safety net
+    # printed): measured 0.968. The defaults give 0.958 (the safety net
     # fell back to all features in 1 of the 10 folds; 0.961 without it).
     X, y = load_dataset("wdbc", data_home=data_home)
     cv = StratifiedKFold(10, shuffle=True, random_state=0)
@@ -66,7 +66,8 @@ def _inner_cv_accuracy(X, y, gammas, seed=0):
     """10-fold CV accuracy, gamma chosen per fold by a 3-fold CV on its training part.
 
     The paper's reading of Algorithm 2 (no power floor), as Table 1 was measured
-    before issue #18; the defaults are measured by the gp-synthetic suite.
+    before ``threshold="auto"`` and the power floor; the defaults are measured by
+    the gp-synthetic suite.
     """
     outer = StratifiedKFold(10, shuffle=True, random_state=seed)
     acc, knn = [], []

@@ -209,7 +209,7 @@ def test_progress_counts_representatives(n_jobs):
 
 
 def test_a_cold_compile_is_reported_once(monkeypatch, caplog):
-    """Issue #16: with numba's cache cold, the fit logs and shows that it compiles."""
+    """With numba's cache cold, the fit logs and shows that it compiles."""
     X, y = _small(16, n=20, m=4)
     LocalFeatureSelection(max_features=2, n_beta=3).fit(X, y)  # compiled in this process
     assert ensure_compiled(F.FIT_KERNEL) is False

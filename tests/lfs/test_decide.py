@@ -1,4 +1,4 @@
-"""Per-query subsets of LFS: the deciding regions (issue #19), against a slow reference."""
+"""Per-query subsets of LFS: the deciding regions, against a slow reference."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def _held_out_scores(n_train, n_irrelevant, seed, **params):
 
 
 def test_held_out_queries_get_the_expected_features():
-    # Small version of the issue's target (make_lfs_synthetic(300, 20) in the slow test).
+    # Small version of the target (make_lfs_synthetic(300, 20) in the slow test).
     precision, recall, ratio = _held_out_scores(80, 6, seed=0, n_beta=8)
     assert precision >= 0.8 and recall >= 0.8
     assert 1 / 1.5 <= ratio <= 1.5
@@ -110,7 +110,7 @@ def test_held_out_queries_get_the_expected_features():
 
 @pytest.mark.slow
 def test_target_make_lfs_synthetic_300_20():
-    # Issue #19 target: per-query precision and recall >= 0.8 on held-out rows, mean query
+    # Target: per-query precision and recall >= 0.8 on held-out rows, mean query
     # subset within 1.5x of the training regions' mean.
     precision, recall, ratio = _held_out_scores(300, 20, seed=0)
     assert precision >= 0.8 and recall >= 0.8

@@ -58,7 +58,7 @@ def test_results_do_not_depend_on_n_jobs():
 
 
 def test_authors_sample_data(data_home):
-    # LFSpy reaches 0.7963 (ALGORITHMS.md section 1); the issue asks for >= 0.78.
+    # LFSpy reaches 0.7963 (ALGORITHMS.md section 1); the target is >= 0.78.
     X_train, y_train, X_test, y_test = load_lfs_sample(data_home=data_home)
     est = LocalFeatureSelection().fit(X_train, y_train)
     assert est.score(X_test, y_test) >= 0.78
@@ -167,7 +167,7 @@ def test_bad_data():
 
 
 def test_all_points_as_candidates_is_the_exact_method():
-    """Issue #8: n_candidates at least the largest class gives the exact method's fit."""
+    """n_candidates at least the largest class gives the exact method's fit."""
     X, y = _small(7, n=30)
     exact = LocalFeatureSelection(max_features=3, n_beta=6).fit(X, y)
     cand = LocalFeatureSelection(max_features=3, n_beta=6, n_candidates=30).fit(X, y)

@@ -65,7 +65,7 @@ def test_compiled_solver_matches_the_numpy_reference(kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_objective_matches_highs(kind):
     # 6 kinds x 250 = 1,500 instances (about 1,200 feasible); tolerance 1e-9
-    # relative (the acceptance).
+    # relative (the acceptance bound).
     rng = np.random.default_rng(KINDS.index(kind))
     for _ in range(250):
         a, b, alpha, eps = _instance(rng, kind)

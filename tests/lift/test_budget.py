@@ -1,4 +1,4 @@
-"""``max_features="auto"``: the largest subset size whose search fits the guard (issue #30)."""
+"""``max_features="auto"``: the largest subset size whose search fits the guard."""
 
 from math import comb
 

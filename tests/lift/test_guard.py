@@ -1,4 +1,4 @@
-"""The time guard and progress of LiftFeatureSelector's searches (issue #17)."""
+"""The time guard and progress of LiftFeatureSelector's searches."""
 
 import numpy as np
 import pytest

@@ -171,6 +171,6 @@ def test_feature_search_on_a_million_rows_matches_direct_counts():
 
 
 def test_count_subsets_stops_past_its_cap():
-    # issue #17: the exact count over 5,000 features took seconds before a refusal
+    # the exact count over 5,000 features took seconds before a refusal
     assert count_subsets(5000, 5000, cap=10) == 5000  # the first size already exceeds 10
     assert count_subsets(6, 3, cap=10**6) == count_subsets(6, 3) == 6 + 15 + 20

@@ -276,7 +276,7 @@ def test_constant_feature_and_string_labels():
 
 
 def test_default_discretizer_bins_continuous_columns_by_tertiles():
-    # Issue #20: the default must take continuous (and negative) data, as
+    # The default must take continuous (and negative) data, as
     # scikit-learn's check_positive_only_tag_during_fit requires.
     from sklearn.utils.estimator_checks import check_positive_only_tag_during_fit
 

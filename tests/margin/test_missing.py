@@ -194,7 +194,7 @@ def test_immigrate_predicts_queries_with_nan():
 
 
 def test_estimators_without_nan_support_say_so():
-    # Issue #20: the estimators that do not take NaN raise scikit-learn's clear error.
+    # The estimators that do not take NaN raise scikit-learn's clear error.
     from localselect.utils import fast_estimators
 
     X, y = _informative_with_holes()

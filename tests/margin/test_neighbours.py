@@ -1,4 +1,4 @@
-"""Neighbour-truncated IMMIGRATE (issue #17): reference checks, exactness at full k,
+"""Neighbour-truncated IMMIGRATE: reference checks, exactness at full k,
 the dropped-weight bound, the "auto" rules, BIM's shared neighbours and progress."""
 
 from __future__ import annotations

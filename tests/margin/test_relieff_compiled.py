@@ -1,4 +1,4 @@
-"""The compiled ReliefF kernel (numba, the ``fast`` extra) against the numpy kernel."""
+"""The compiled ReliefF kernel (numba) against the numpy kernel."""
 
 from __future__ import annotations
 

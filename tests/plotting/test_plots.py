@@ -179,7 +179,7 @@ def test_lazy_names_and_the_lift_table_guard():
 
 
 def test_infinite_scores_are_drawn_as_labelled_bars():
-    # Issue #20: a Fisher score of inf ranked first but was an empty bar, with a
+    # A Fisher score of inf, ranked first, was once drawn as an empty bar, with a
     # RuntimeWarning from matplotlib.
     import warnings
 

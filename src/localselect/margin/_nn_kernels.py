@@ -109,10 +109,10 @@ def relieff(
     A sample whose class has no other member adds no hit term.
 
     ``engine="auto"`` runs the compiled kernel of
-    :mod:`localselect.margin._relieff_numba` when numba is installed (the
-    ``fast`` extra; threads: ``n_jobs``, or every usable core for None), else
-    this numpy code; ``"numpy"`` and ``"numba"`` force one. Both find the same
-    neighbours and agree to rounding.
+    :mod:`localselect.margin._relieff_numba` (numba is a core dependency;
+    threads: ``n_jobs``, None means one) when ``X`` has no NaN, else this numpy
+    code; ``"numpy"`` and ``"numba"`` force one (``"numba"`` needs complete
+    data). Both find the same neighbours and agree to rounding.
 
     Parameters
     ----------

@@ -259,8 +259,8 @@ class ReliefF(_FeatureWeightSelector):
     ``n_neighbors``; it divides by zero on constant features.
 
     Time O(N^2 A) (distances, in row blocks) plus O(N k C A) for the updates;
-    memory O(block * N + block * k * A). With numba, a compiled kernel
-    (:mod:`localselect.margin._relieff_numba`) computes each pair's distance
+    memory O(block * N + block * k * A). On complete data (no NaN) a compiled
+    numba kernel (:mod:`localselect.margin._relieff_numba`) computes each pair's distance
     once in cache-sized tiles and the update by blocks of features, in about a
     fifth of the numpy time (``localselect bench margin-perf``); it finds the
     same neighbours, except that distances equal only up to rounding (summed
