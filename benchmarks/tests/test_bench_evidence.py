@@ -1,4 +1,4 @@
-"""The evidence suites' quick profiles run in the default tests (issue 29)."""
+"""The evidence suites' quick profiles run in the default tests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The instancewise suite (issue #31): INVASE's metric, the published rows, a tiny run."""
+"""The instancewise suite: INVASE's metric, the published rows, a tiny run."""
 
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ def test_published_rows_load():
     table = load_published("invase_table1")
     assert table["table"] == "Table 1" and "ICLR 2019" in table["paper"]
     assert "tennisonliu/invase-net-plus" in table["transcribed_from"]
-    assert table["rows"]["INVASE"]["syn4"] == {"TPR": 99.8, "FDR": 10.3}  # as issue #31 quotes
+    # as the published table (INVASE Table 1) gives
+    assert table["rows"]["INVASE"]["syn4"] == {"TPR": 99.8, "FDR": 10.3}
     assert table["rows"]["Shapley"]["syn4"]["FDR"] == 31.9
     want = {}
     for line in _TABLE1.strip().splitlines():

@@ -1,4 +1,4 @@
-"""The local-relevance suite: its scores on hand-checked cases and a tiny run (issue #19)."""
+"""The local-relevance suite: its scores on hand-checked cases and a tiny run."""
 
 from __future__ import annotations
 

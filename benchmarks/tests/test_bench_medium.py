@@ -1,4 +1,4 @@
-"""The medium suite's cell runner and records (issue #17)."""
+"""The medium suite's cell runner and records."""
 
 from __future__ import annotations
 

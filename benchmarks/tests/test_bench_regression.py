@@ -1,4 +1,4 @@
-"""The regression suite (issue 37): its quick profile, in the default tests."""
+"""The regression suite: its quick profile, in the default tests."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 The full protocol (alpha 1..30, 10 random splits, the minimum over alpha of the
 mean test error) is the ``lfs-table1`` benchmark suite. Here three splits and
 three alphas per data set, chosen around the suite's best alpha of its full run
-(2026-11-22): the issue asks for our error to be within the paper's standard
-deviation of its mean, or better, which is what this asserts.
+(2026-11-22): the target is our error within the paper's standard deviation
+of its mean, or better, which is what this asserts.
 """
 
 from __future__ import annotations

@@ -256,7 +256,8 @@ def _max_rel_diff(a: dict[str, float], b: dict[str, float]) -> float:
 
 @register_suite(
     "cluster",
-    paper="issue 38 (DiReliefF design, data beyond one machine's memory)",
+    paper="none (a benchmark the papers do not have): the DiReliefF design, data beyond "
+    "one machine's memory",
     description=(
         "select --cluster on Parquet folders of N x 20 written on the workers: time, client "
         "and worker peak memory against N, identity with the in-memory fit, a killed worker."

@@ -172,7 +172,9 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-@register_suite("evidence", paper="issue 29: FDR control of n_features_to_select='auto'")
+@register_suite(
+    "evidence", paper="none (the evidence layer's FDR control of n_features_to_select='auto')"
+)
 def evidence(ctx: SuiteContext) -> list[dict[str, Any]]:
     """Realized FDR and power of every global selector's "auto" (fdr=0.1) against top-10."""
     draws = ctx.repeats or (3 if ctx.quick else 50)
@@ -308,7 +310,7 @@ def _uci_cell(dataset: str, selector: str, fold: int, seed: int, quick: bool) ->
     return record
 
 
-@register_suite("evidence-uci", paper="issue 29: defaults of n_features_to_select on UCI tables")
+@register_suite("evidence-uci", paper="none (the defaults of n_features_to_select on UCI tables)")
 def evidence_uci(ctx: SuiteContext) -> list[dict[str, Any]]:
     """5-NN accuracy (5-fold CV) on "auto" against fixed k in {5, 10, 20, all}; its cost."""
     tables = [t for t in (UCI_TABLES[:2] if ctx.quick else UCI_TABLES) if ctx.wants(t)]

@@ -451,7 +451,7 @@ def _filter_records(ctx: SuiteContext, cfg: dict, designs: list, seed_of: dict) 
 
 
 def _target_notes(records: list[dict[str, Any]], ctx: SuiteContext) -> None:
-    """Issue 36's targets: the saliency selector against INVASE's published row on Syn4-Syn6
+    """Notes on the targets: the saliency selector against INVASE's published row on Syn4-Syn6
     (TPR at most 3 points under it, FDR at most 2 over it), and the calibration of every
     design with per-row truth (realized FDR at most nominal + 2 points)."""
     value: dict[tuple, float] = {

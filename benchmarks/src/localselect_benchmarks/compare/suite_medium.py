@@ -298,7 +298,8 @@ def _records_for(
 
 @register_suite(
     "medium",
-    paper="none (a user's medium-sized tables; targets of issue #17)",
+    paper="none (a benchmark the papers do not have): a user's medium-sized tables and "
+    "their targets",
     description=(
         "Every estimator with default parameters on pmlb_waveform_40 (5,000 x 40) and "
         "electrical_grid_stability (10,000 x 12): fit and predict/transform time, peak "

@@ -9,7 +9,7 @@ starts taking one joins without an edit here) is fitted on:
   the ``k`` features kept (``k`` the number of relevant ones: 5 or 4), over
   several draws; and, for the estimators that take
   ``n_features_to_select="auto"``, the realized FDR and TPR of ``"auto"`` at
-  ``fdr=0.1`` (issue 37's target on #1: the 5 kept, realized FDR <= 0.12
+  ``fdr=0.1`` (the target on #1: the 5 kept, realized FDR <= 0.12
   over 50 draws);
 * **the switch design** (:func:`localselect.datasets.make_switch_regression`)
   and **LSPIN's designs** (:func:`localselect.datasets.make_lspin_synthetic`,
@@ -277,7 +277,7 @@ def regression(ctx: SuiteContext) -> list[dict[str, Any]]:
 
 
 def _target_notes(records: list[dict[str, Any]], ctx: SuiteContext) -> None:
-    """Issue 37's Friedman #1 targets, for each estimator that keeps ``k`` features."""
+    """The targets on Friedman #1, for each estimator that keeps ``k`` features."""
     value = {(r["dataset"], r["method"], r["mode"], r["metric"]): r for r in records}
     full = 100.0 - 1e-4  # INVASE's metric divides by |R| + 1e-8
     for name in methods():

@@ -28,8 +28,8 @@ Suites
     deviation over draws (one draw is as arbitrary as one fold).
 ``gp-perf``
     Fit on Breast Cancer, then subspaces and predictions for 1,000 queries;
-    best of 3 runs (the machine may be shared). Then issue #17's Waveform-40
-    and 30 x 5,000 fits, and issue #28's default fit of 100,000 x 20
+    best of 3 runs (the machine may be shared). Then the Waveform-40 and
+    30 x 5,000 fits of a user's medium-sized tables, and a default fit of 100,000 x 20
     (IMMIGRATE's interacting pair and 18 noise features; target <= 120 s) in a
     fresh process, with its CPU time, peak resident memory and test accuracy
     beside the 20,000-row fit's (``--quick``: 20,000 beside 5,000).
@@ -404,7 +404,8 @@ def _table4_fold(seed, X, y, train, test, init):
 
 
 def _scale_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, Any]]:
-    """Issue #17 targets: 5,000 x 40 fit / 2,000 predictions, 30 x 5,000 fit (one run each)."""
+    """Targets for a user's medium-sized table: 5,000 x 40 fit / 2,000 predictions,
+    30 x 5,000 fit (one run each)."""
     import warnings
 
     records: list[dict[str, Any]] = []
@@ -491,7 +492,7 @@ _LARGE_TIMEOUT = 1800.0
 
 
 def _large_records(ctx: SuiteContext, common: dict[str, Any]) -> list[dict[str, Any]]:
-    """Issue #28: default fit of 100,000 x 20 (<= 120 s), its accuracy against 20,000 rows.
+    """Default fit of 100,000 x 20 (<= 120 s), its accuracy against 20,000 rows.
 
     IMMIGRATE's synthetic design (two interacting features) with 18 N(0, 1) noise
     features; each fit in a fresh spawned process (its peak resident memory is

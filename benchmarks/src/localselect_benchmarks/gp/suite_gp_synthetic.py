@@ -24,8 +24,8 @@ not yet added):
 
 Run on the generator's defaults (subspaces of 2-10 features); ``--datasets
 5-15`` (with ``default`` to keep both) runs subspaces of 5-15 features instead
-(the paper does not give their size; a sensitivity check of issue #18 that
-the full run of issue #28 leaves out to spare the shared machine).
+(the paper does not give their size; a sensitivity check that the full run
+leaves out to spare the shared machine).
 """
 
 from __future__ import annotations

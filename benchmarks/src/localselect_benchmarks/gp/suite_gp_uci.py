@@ -1,7 +1,7 @@
 """GP local selection on tables the paper does not use: ``gp-uci`` and ``gp-vs-knn``.
 
 ``gp-uci``
-    The multiclass UCI sets of issue #18 (Waveform-40, splice, the Isolet
+    Multiclass UCI sets the paper does not use (Waveform-40, splice, the Isolet
     subset, Urban land cover, DNA): 10-fold stratified CV accuracy of the
     default :class:`~localselect.GPLocalFeatureSelection` and of the defaults
     with Algorithm 2's threshold over the remaining features (the earlier
@@ -10,7 +10,7 @@
     times per fold. Quick mode: stratified subsamples of at most 1,000 rows, 5
     folds, and the paper's reading (``threshold=1.5``, no power floor) as well.
 ``gp-vs-knn``
-    Issue #28's safety-net check: the same two GP variants against 5-NN on all
+    A safety-net check: the same two GP variants against 5-NN on all
     standardised features (5-fold stratified CV, defaults) on Glass, ecoli,
     lymphography, Waveform-21, Urban land cover and the Isolet subset ("vs K-NN"
     table), and on two UCI tables no GP table uses, User Knowledge and
@@ -38,7 +38,7 @@ from localselect.datasets import load_dataset
 from localselect_benchmarks._core import SuiteContext, register_suite
 from localselect_benchmarks.gp.suite_gp import PAPER, _cv, _folds
 
-#: UCI sets of issue #18 (the manifest names): multiclass tables that none of
+#: UCI sets of ``gp-uci`` (the manifest names): multiclass tables that none of
 #: the paper's experiments use.
 UCI_SETS = ("pmlb_waveform_40", "pmlb_splice", "Isolet_subset", "urban_land_cover", "DNA")
 
@@ -169,7 +169,10 @@ READINGS: tuple[tuple[str, dict[str, Any]], ...] = (
 @register_suite(
     "gp-uci",
     paper=PAPER,
-    description="UCI sets of issue #18: GP (both threshold readings) against 5-NN and 8-NN",
+    description=(
+        "Multiclass UCI sets the paper does not use: GP (both threshold readings) against "
+        "5-NN and 8-NN"
+    ),
 )
 def uci(ctx: SuiteContext) -> list[dict[str, Any]]:
     variants = READINGS
@@ -179,7 +182,7 @@ def uci(ctx: SuiteContext) -> list[dict[str, Any]]:
     return _compare(ctx, "gp-uci", "UCI", UCI_SETS, variants, (5, 8), 10)
 
 
-#: Tables of issue #28 on which a new user met GP losing to K-NN (few features,
+#: Tables on which a new user met GP losing to K-NN (few features,
 #: all of them informative), then two UCI tables no GP table uses.
 VS_KNN_SETS = (
     "Glass",

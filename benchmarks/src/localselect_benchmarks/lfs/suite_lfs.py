@@ -256,8 +256,8 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
         grid += [(500, 100), (2000, 100)]
     for n, m in ctx.progress(grid, "scaling"):
         X, y, _ = make_lfs_synthetic(n, m - 2, random_state=int(rng.integers(2**31 - 1)))
-        # The two largest points also on two threads (issue #16's targets are for
-        # the 2-core machine; the sample data's is for one core).
+        # The two largest points also on two threads (their targets are for the
+        # 2-core machine; the sample data's is for one core).
         big = n >= 2000 or m >= 10_000
         jobs_list = [ctx.n_jobs] + ([2] if big and ctx.n_jobs in (None, 1) else [])
         for jobs in jobs_list:
@@ -279,7 +279,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
                     "load_avg": load_text(),
                 }
             )
-    # n_jobs 2 versus 1, same data, back to back (issue #8: >= 1.7x at N=400, M=1,000).
+    # n_jobs 2 versus 1, same data, back to back (target: >= 1.7x at N=400, M=1,000).
     n, m = (120, 300) if ctx.quick else (400, 1000)
     X, y, _ = make_lfs_synthetic(n, m - 2, random_state=int(rng.integers(2**31 - 1)))
     times: dict[int, float] = {}
@@ -326,7 +326,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
     return records
 
 
-#: Real data sets of the issue's default-settings targets (pmlb_adult: one-hot as loaded).
+#: Real data sets of the default-settings targets (pmlb_adult: one-hot as loaded).
 _REAL = ["pmlb_waveform_40", "electrical_grid_stability", "pmlb_adult"]
 
 
@@ -383,8 +383,8 @@ def _table1_errors(name: str, alphas: list[int], variants: list[int | None], see
 
 @register_suite("lfs-scale", paper=PAPER)
 def scale(ctx: SuiteContext) -> list[dict[str, Any]]:
-    """LFS for large N (issue #8): the nearest-candidate option (n_candidates) against the exact
-    method (accuracy on Table 1 data and synthetic data), fit time at N=5,000 and peak memory at
+    """LFS for large N: the nearest-candidate option (n_candidates) against the exact method
+    (accuracy on Table 1 data and synthetic data), fit time at N=5,000 and peak memory at
     N=20,000 (M=100).
     """
     records: list[dict[str, Any]] = []

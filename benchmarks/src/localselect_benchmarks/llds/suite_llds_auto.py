@@ -13,7 +13,7 @@ from localselect_benchmarks.llds.suite_llds import PAPER
 
 #: Folders of the data manifest that hold UCI tables (``sklearn_*`` ship UCI data too).
 UCI_FOLDERS = ("uci/", "mlbench/", "pmlb/")
-#: Largest table (columns) the issue asks LLDS's defaults to serve in a minute.
+#: Largest table (columns) LLDS's defaults are to serve in a minute (the target).
 MAX_COLUMNS = 40
 #: Seconds a default fit may take (``max_seconds``); a refusal must come within 2 s.
 TARGET_SECONDS = 60.0

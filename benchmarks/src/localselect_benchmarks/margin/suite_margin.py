@@ -221,7 +221,7 @@ def perf(ctx: SuiteContext) -> list[dict[str, Any]]:
         seconds = _best_time(lambda: IM4E(1.0).fit(X, y), repeats)
     add("IM4E singh 102x12600 (pre-screen alone)", "localselect", seconds)
 
-    # Bounded memory (issue 8): IMMIGRATE N = 10,000, A = 50, 2 iterations, fresh
+    # Bounded memory: IMMIGRATE N = 10,000, A = 50, 2 iterations, fresh
     # interpreter; the acceptance bound is 4 GiB of peak resident memory.
     if not ctx.quick:
         rss = _immigrate_rss(10_000, 50, 2, ctx.random_state)
