@@ -34,7 +34,7 @@ from localselect.base import (
     ScoreSelectorMixin,
     shared_constraints,
 )
-from localselect.cli import _select
+from localselect.cli import _methods, _options
 from localselect.cli._model_io import load_model, save_model, trusted_types
 from localselect.utils import all_estimators, fast_params
 
@@ -83,9 +83,9 @@ def test_a_registered_toy_reaches_the_cli_the_test_parameters_and_the_loader(tmp
     with pytest.MonkeyPatch.context() as mp:
         _register(mp)
         # the CLI's method list, its lookup and its help
-        assert _select.methods()["toy"] is ToySelector
-        assert _select.resolve_method("Toy") is ToySelector
-        assert "toy" in str(_select._MethodNames()).split(", ")
+        assert _methods.methods()["toy"] is ToySelector
+        assert _methods.resolve_method("Toy") is ToySelector
+        assert "toy" in str(_options._MethodNames()).split(", ")
         # the test parameters: fresh clones of estimator values, never the template
         check = fast_params("ToySelector", "check")
         template = ToySelector._declaration.check["discretizer"]
@@ -107,7 +107,7 @@ def test_a_registered_toy_reaches_the_cli_the_test_parameters_and_the_loader(tmp
         loaded = load_model(path)["estimator"]
         np.testing.assert_array_equal(loaded.edges_.edges, est.edges_.edges)
     # unregistered: gone from every front end, and the loader refuses its file again
-    assert "toy" not in _select.methods()
+    assert "toy" not in _methods.methods()
     assert fast_params("ToySelector", "check") == {}
     assert own_type not in trusted_types()
     with pytest.raises(Exception, match="untrusted type"):
@@ -203,7 +203,7 @@ def test_the_regression_guide_tables_the_declared_continuous_estimators():
 
 
 def test_the_missing_help_names_the_methods_that_take_nan():
-    select = _select.add_select_parser(argparse.ArgumentParser().add_subparsers())
+    select = _options.add_select_parser(argparse.ArgumentParser().add_subparsers())
     (missing,) = (a for a in select._actions if "--missing" in a.option_strings)
     named = missing.help.split("methods that take NaN:", 1)[1].split(";", 1)[0]
     by_class = {cls.__name__: name for name, cls in cli_methods().items()}

@@ -1,4 +1,4 @@
-"""Outputs in the user's own columns, boolean columns, infinite scores (issue #30)."""
+"""Outputs in the user's own columns, boolean columns, infinite scores."""
 
 from __future__ import annotations
 

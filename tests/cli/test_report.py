@@ -1,4 +1,4 @@
-"""The report leads with the answer (issue 39): regimes in words, the where figure, no noise."""
+"""The report leads with the answer: regimes in words, the where figure, no noise."""
 
 import re
 

@@ -16,7 +16,7 @@ from sklearn.utils.validation import validate_data
 
 from localselect._portable import PortableStateMixin
 from localselect.base import LocalSelectorMixin
-from localselect.cli import _select, main
+from localselect.cli import _methods, _options, _select, main
 from localselect.cli._model_io import load_model
 
 
@@ -212,8 +212,8 @@ def test_parquet_without_pyarrow_is_one_clear_line(tmp_path, capsys, monkeypatch
 
 def test_raw_input_methods_keep_missing_values_and_text(table, tmp_path, monkeypatch, capsys):
     path, frame = table
-    declared = _select.methods()
-    monkeypatch.setattr(_select, "methods", lambda: {**declared, "llds": TinyTableSelector})
+    declared = _methods.methods()
+    monkeypatch.setattr(_methods, "methods", lambda: {**declared, "llds": TinyTableSelector})
     out = tmp_path / "llds"
     assert main(["select", "--method", "llds", "--input", str(path), "--target", "diagnosis",
                  "--out", str(out), "--report"]) == 0  # fmt: skip
@@ -282,16 +282,16 @@ def test_unreadable_inputs(tmp_path, capsys):
 
 
 def test_every_named_method_resolves_to_its_class():
-    for name, cls in _select.methods().items():
-        assert _select.resolve_method(name) is cls
-        assert _select.resolve_method(name.upper()) is cls
+    for name, cls in _methods.methods().items():
+        assert _methods.resolve_method(name) is cls
+        assert _methods.resolve_method(name.upper()) is cls
         assert hasattr(cls, "fit") and hasattr(cls, "get_params")
 
 
 def test_every_public_selector_has_a_cli_name():
     from localselect.utils import all_estimators
 
-    named = set(_select.methods().values())
+    named = set(_methods.methods().values())
     for name, cls in all_estimators():
         if name.endswith("Discretizer"):
             continue  # a preprocessing step of LLDS, not a selector
@@ -302,7 +302,7 @@ def test_method_help_lists_the_declared_names(capsys):
     with pytest.raises(SystemExit):
         main(["select", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert f"one of {', '.join(sorted(_select.methods()))}, or module:Class" in help_text
+    assert f"one of {', '.join(sorted(_methods.methods()))}, or module:Class" in help_text
 
 
 def test_ranking_only_selector_importance_follows_its_order(table, tmp_path):
@@ -560,14 +560,14 @@ def test_discretizer_params_from_the_command_line(capsys):
 
     from localselect.lift import MahalanobisQuantileDiscretizer
 
-    parsed = _select._parse_params(["discretizer=mahalanobis:3"])["discretizer"]
+    parsed = _methods.parse_params(["discretizer=mahalanobis:3"])["discretizer"]
     assert isinstance(parsed, MahalanobisQuantileDiscretizer) and parsed.n_bins == 3
-    parsed = _select._parse_params(['discretizer={"name": "kbins", "n_bins": 4}'])["discretizer"]
+    parsed = _methods.parse_params(['discretizer={"name": "kbins", "n_bins": 4}'])["discretizer"]
     assert isinstance(parsed, KBinsDiscretizer) and parsed.n_bins == 4
     assert parsed.encode == "ordinal"
-    assert _select._parse_params(["discretizer=auto"])["discretizer"] == "auto"
+    assert _methods.parse_params(["discretizer=auto"])["discretizer"] == "auto"
     with pytest.raises(Exception, match="unknown discretizer 'zzz'"):
-        _select._parse_params(["discretizer=zzz:3"])
+        _methods.parse_params(["discretizer=zzz:3"])
 
 
 def test_llds_error_advice_works_on_the_command_line(tmp_path):
@@ -604,7 +604,7 @@ def test_every_slow_stage_of_select_shows_a_status_line(table, tmp_path):
     path, _ = table
     argv = ["--method", TINY, "--input", str(path), "--target", "diagnosis", "--drop", "patient",
             "--out", str(tmp_path / "out"), "--report"]  # fmt: skip
-    args = _select.add_select_parser(_subparsers()).parse_args(argv)
+    args = _options.add_select_parser(_subparsers()).parse_args(argv)
     assert _select.run_select(args, SpyConsole(file=io.StringIO())) == 0
     assert [s.split()[0] for s in shown] == ["reading", "fitting", "computing", "drawing"], shown
     assert "patients.csv" in shown[0] and "80 rows" not in shown[2] and "79 rows" in shown[2]

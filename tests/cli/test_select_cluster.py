@@ -10,6 +10,7 @@ pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")
 
 from localselect.cli import main
+from localselect.cli._model_io import load_model
 
 
 def _write_parts(folder, n_parts=3, rows=300, seed=0, kind="parquet"):
@@ -76,6 +77,12 @@ def test_fisher_on_a_parquet_folder_equals_the_in_memory_run(tmp_path, dask_clie
     expected = pd.read_csv(tmp_path / "mem" / "selected_features.csv", index_col="row")
     assert list(rows.index) == list(range(900))  # row numbers in the input, files in order
     pd.testing.assert_frame_equal(rows, expected, check_dtype=False, check_index_type=False)
+    # one model-file bundle, written the same way by both forms of select (task included)
+    dist_model = load_model(tmp_path / "dist" / "model.skops")
+    mem_model = load_model(tmp_path / "mem" / "model.skops")
+    assert list(dist_model) == list(mem_model)
+    assert dist_model["task"] == mem_model["task"] == "classification"
+    assert dist_model["columns"] == [f"f{j}" for j in range(5)]
 
 
 def test_a_method_without_a_dask_fit_is_fitted_on_a_sample(tmp_path, dask_client, capsys):

@@ -1,4 +1,4 @@
-"""Issue #19: the CSV, the JSON, the summary line and the report of one run agree."""
+"""The CSV, the JSON, the summary line and the report of one run agree."""
 
 from __future__ import annotations
 

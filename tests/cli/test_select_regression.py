@@ -13,7 +13,8 @@ from sklearn.utils.validation import validate_data
 
 from localselect._estimators import Declaration
 from localselect.cli import main
-from localselect.cli._predict import load_bundle, predict_rows
+from localselect.cli._model_io import load_bundle
+from localselect.cli._steps import predict_rows
 from localselect.cli._task import regression_scores
 
 

@@ -89,9 +89,11 @@ def _build_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction
     )
     _add_verbose(bench)
 
-    from localselect.cli._cluster_io import add_cluster_arguments
-    from localselect.cli._predict import add_predict_parser
-    from localselect.cli._select import add_select_parser
+    from localselect.cli._options import (
+        add_cluster_arguments,
+        add_predict_parser,
+        add_select_parser,
+    )
 
     select, predict = add_select_parser(sub), add_predict_parser(sub)
     add_cluster_arguments(select, sample=True)
@@ -121,7 +123,7 @@ def _cmd_datasets(args: argparse.Namespace, console: Console) -> int:
 
 def _cmd_select(args: argparse.Namespace, console: Console) -> int:
     if args.cluster:
-        from localselect.cli._cluster_io import run_select_cluster
+        from localselect.cli._select_cluster import run_select_cluster
 
         return run_select_cluster(args, console)
     from localselect.cli._select import run_select
@@ -131,7 +133,7 @@ def _cmd_select(args: argparse.Namespace, console: Console) -> int:
 
 def _cmd_predict(args: argparse.Namespace, console: Console) -> int:
     if args.cluster:
-        from localselect.cli._cluster_io import run_predict_cluster
+        from localselect.cli._predict_cluster import run_predict_cluster
 
         return run_predict_cluster(args, console)
     from localselect.cli._predict import run_predict

@@ -1,7 +1,8 @@
 """Model files of ``localselect select`` and ``predict``: skops, never pickle.
 
-``select`` saves its bundle (a dict: the fitted preparation and estimator, the
-columns, the method) with :func:`skops.io.dump` as ``model.skops``. ``predict``
+``select`` (with or without ``--cluster``) saves its bundle (a dict: the fitted
+preparation and estimator, the columns, the method, the task; built in one place,
+:func:`write_model`) with :func:`skops.io.dump` as ``model.skops``. ``predict``
 reads the file's list of types first (:func:`skops.io.get_untrusted_types`,
 which runs nothing) and loads it only when every type is in
 :func:`trusted_types`: localselect's estimators, the types they declare they hold
@@ -19,7 +20,15 @@ from typing import Any
 from localselect._estimators import held_types, registered
 from localselect.cli._errors import CLIError
 
-__all__ = ["MODEL_FILE", "MODEL_FORMAT", "load_model", "save_model", "trusted_types"]
+__all__ = [
+    "MODEL_FILE",
+    "MODEL_FORMAT",
+    "load_bundle",
+    "load_model",
+    "save_model",
+    "trusted_types",
+    "write_model",
+]
 
 #: Name of the model file ``localselect select`` writes into ``--out``.
 MODEL_FILE = "model.skops"
@@ -109,3 +118,60 @@ def load_model(path: Path, *, what: str = "") -> Any:
         return sio.load(path, trusted=found)
     except Exception as exc:
         raise CLIError(f"{what} (skops cannot read it: {type(exc).__name__})") from exc
+
+
+def write_model(
+    out: Path,
+    *,
+    method: str,
+    target: str,
+    columns: list[str],
+    feature_names: list[str],
+    pipeline: Any,
+    missing: str,
+) -> str:
+    """Write the bundle ``predict`` applies into ``out``; the file's name (:data:`MODEL_FILE`).
+
+    ``pipeline`` is the fitted preparation with the estimator as its last step
+    (``"estimator"``); ``columns`` the input columns it reads, ``feature_names``
+    the features the estimator sees, ``missing`` the ``--missing`` mode used.
+    Whether the estimator is a classifier and its task (``task_``, else
+    classification) are read from it.
+    """
+    from sklearn.base import is_classifier
+
+    import localselect
+
+    estimator = pipeline.named_steps["estimator"]
+    bundle = {
+        "format": MODEL_FORMAT,
+        "localselect": localselect.__version__,
+        "method": method,
+        "target": target,
+        "columns": list(columns),
+        "feature_names": list(feature_names),
+        "classifier": is_classifier(estimator),
+        "task": getattr(estimator, "task_", "classification"),
+        "missing": missing,
+        "pipeline": pipeline,
+    }
+    save_model(bundle, out / MODEL_FILE)
+    return MODEL_FILE
+
+
+def load_bundle(path: Path) -> dict[str, Any]:
+    """The model saved by ``select`` (its bundle), or a :class:`CLIError` saying what it is."""
+    from localselect.cli._table import looks_like_table
+
+    if not path.is_file():
+        raise CLIError(f"model file {str(path)!r} does not exist")
+    not_a_model = (
+        f"{str(path)!r} is not a localselect model; --model takes the model.skops that "
+        "`localselect select` writes into its --out folder"
+    )
+    if looks_like_table(path):
+        raise CLIError(f"{not_a_model} (this looks like a data table: pass it as --input)")
+    bundle = load_model(path, what=not_a_model)
+    if not isinstance(bundle, dict) or bundle.get("format") != MODEL_FORMAT:
+        raise CLIError(f"{not_a_model} (it holds another kind of object)")
+    return bundle
