@@ -347,7 +347,7 @@ def test_library_warnings_become_one_line_each(table, tmp_path, capsys):
     assert "did not converge" in (out / "report.html").read_text()
 
 
-# -- issue #20: a user's own table ------------------------------------------------------------
+# -- a user's own table ---------------------------------------------------------------------
 
 
 def _classes_table(tmp_path, *, vanish=False):

@@ -73,7 +73,7 @@ def test_files_summary_and_report_come_from_one_array(
     assert f"{masks.sum(axis=1).mean():.1f} features per row" in line
     assert f"{int(masks.any(axis=0).sum())} of 6 in some row's subset" in line
     # The report's bar chart plots the importance column, highlighting `selected`
-    # (one colour, no legend, when every feature or none is selected: issue 39) ...
+    # (one colour, no legend, when every feature or none is selected) ...
     assert len(bars) == 1
     values, kwargs = bars[0]
     np.testing.assert_allclose(values, table.loc[names, "importance"])

@@ -42,7 +42,7 @@ def test_auto_and_stability_columns(table, tmp_path):
     assert imp["p_value"].between(0, 1).all() and imp["selection_probability"].between(0, 1).all()
     summary = json.loads((out / "importances.json").read_text())
     assert summary["fdr"] == 0.05 and summary["null"] == "permutation"
-    assert summary["null_draws"] == 1000  # B permutations, not B x p null scores (issue 35)
+    assert summary["null_draws"] == 1000  # B permutations, not B x p null scores
     assert summary["stability"]["n_subsamples"] == 8
     assert summary["params"]["n_features_to_select"] == "auto"
     assert "q_value" in summary["features"][0]

@@ -60,7 +60,7 @@ def feature_table(
     feature and ``selected`` whether any row's does (``get_support()``), both
     from ``masks``. ``importance`` is that frequency for a local selector and
     ``feature_importances_`` for a global one; a global selector that only
-    ranks (``ranking_``, as MRMR) scores the k-th of its n ranked features
+    ranks (``ranking_``, as mRMR's greedy order) scores the k-th of its n ranked features
     ``(n - k + 1) / n``, the rest 0; else the frequency.
     """
     import numpy as np

@@ -7,7 +7,7 @@ z-scored (the papers' protocol; ``--no-scale`` keeps them), boolean columns
 feature, text and category columns are one-hot encoded (new categories at
 prediction time encode as all zeros); the outputs name the user's columns
 (:mod:`localselect.cli._columns`). Missing feature values (``--missing``): ``keep`` them
-for methods that take NaN (the Relief family, IMMIGRATE, BIM), ``impute``
+for methods that take NaN (scikit-learn's ``allow_nan`` tag), ``impute``
 them with scikit-learn's ``SimpleImputer`` inside the saved model (median of
 numeric columns, most frequent category), ``drop`` the rows (reported with
 the classes that lose rows; refused when a class would be left with fewer
