@@ -35,11 +35,15 @@ LAYERS = {
     "_magnitudes": 0,
     "_portable": 0,
     "_runtime": 0,
+    # how a fit writes its fitted state (records, stale attributes): evidence and base use it
+    "_fitted": 0,
     # what y is (class labels or continuous): reads the registry's declarations
     "_targets": 0.25,
     # p-values, FDR and stability: above the shared infrastructure, below base (whose
     # ScoreSelectorMixin gets n_features_to_select="auto" from evidence.EvidenceMixin)
     "evidence": 0.5,
+    # fits and per-row answers on Dask collections: base's mixins build on it
+    "_blockwise": 0.75,
     "base": 1,
     # groups of rows that use the same features: reads base's answers; plotting draws them
     "regimes": 1.5,

@@ -1,6 +1,7 @@
-"""The one registry (issue 40): each estimator declares its CLI name, fast parameters and
-the types its fitted state holds; the exports, the CLI, the test parameters and the model
-loader derive from it."""
+"""The one registry: each estimator declares its CLI name, fast parameters, the types its
+fitted state holds, its size model and its fit on Dask collections; the exports, the CLI,
+the test parameters, the model loader, the size check and the collection fit derive from
+it (shown on a test-only toy estimator that declares itself and nothing else)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import ast
 import importlib
 import inspect
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -19,6 +21,7 @@ import localselect
 from localselect._estimators import (
     EXPORTS,
     cli_methods,
+    collection_fit_names,
     continuous_target_names,
     held_types,
     n_jobs_names,
@@ -46,6 +49,43 @@ class _Edges:
         self.edges = edges
 
 
+class _ToyCost:
+    """The toy's size model: a fit on more than :attr:`max_cells` cells would not finish."""
+
+    max_cells = 10_000
+
+    def refusal(self, estimator, n_samples, n_features, declared_by):
+        if n_samples * n_features <= self.max_cells:
+            return None
+        return (
+            f"{declared_by} on {n_samples} x {n_features} would not finish; fit on a sample "
+            f"of at most {self.max_cells // n_features} rows."
+        )
+
+
+class ToyFit(NamedTuple):
+    """What the toy's fit on a Dask collection fits (fields named after the attributes)."""
+
+    edges_: _Edges
+    feature_importances_: np.ndarray
+
+
+def _abs_sums(x, y, offset):
+    return np.abs(x).sum(axis=0)
+
+
+def _add(a, b):
+    return a + b
+
+
+def fit_toy_collection(estimator, blocks, summary, counts, log):
+    """The toy's fit on a Dask collection: its statistics summed on the workers."""
+    from localselect._runtime._collections import reduce_blocks
+
+    sums = reduce_blocks(blocks, _abs_sums, _add, name="toy", log=log)
+    return ToyFit(_Edges(np.vstack([summary.lo, summary.hi])), sums / summary.n)
+
+
 class ToySelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
     """Test-only global selector: features by mean absolute value."""
 
@@ -54,6 +94,8 @@ class ToySelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
         check={"n_features_to_select": 1, "discretizer": KBinsDiscretizer(n_bins=2)},
         demo={"n_features_to_select": 2},
         holds=(_Edges,),
+        size=_ToyCost(),
+        collection_fit=f"{__name__}:fit_toy_collection",
     )
     _parameter_constraints = {
         **ScoreSelectorMixin._parameter_constraints,
@@ -68,7 +110,7 @@ class ToySelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
         self.random_state = random_state
 
     def _fit(self, X, codes, log):
-        self.edges_ = _Edges(np.quantile(X, [0.25, 0.75], axis=0))
+        self.edges_ = _Edges(np.vstack([X.min(axis=0), X.max(axis=0)]))
         self.feature_importances_ = np.abs(X).mean(axis=0)
         return self
 
@@ -112,6 +154,34 @@ def test_a_registered_toy_reaches_the_cli_the_test_parameters_and_the_loader(tmp
     assert own_type not in trusted_types()
     with pytest.raises(Exception, match="untrusted type"):
         load_model(path)
+
+
+def test_the_toy_fits_a_dask_collection_and_is_size_checked_from_its_declaration():
+    dask = pytest.importorskip("dask")
+    import dask.array as da
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 4)) * [1.0, 3.0, 0.5, 2.0]
+    y = np.repeat([0, 1], 60)
+    expected = ToySelector(n_features_to_select=2).fit(X, y)
+    with dask.config.set(scheduler="synchronous"):
+        fitted = ToySelector(n_features_to_select=2).fit(
+            da.from_array(X, chunks=(25, 4)), da.from_array(y, chunks=25)
+        )
+    np.testing.assert_allclose(
+        fitted.feature_importances_, expected.feature_importances_, rtol=1e-12
+    )
+    np.testing.assert_array_equal(fitted.edges_.edges, expected.edges_.edges)
+    np.testing.assert_array_equal(fitted.get_support(), expected.get_support())
+    assert fitted.classes_.tolist() == [0, 1] and fitted.n_features_in_ == 4
+    with pytest.MonkeyPatch.context() as mp:
+        _register(mp)
+        assert "ToySelector" in collection_fit_names()
+    assert "ToySelector" not in collection_fit_names()
+    too_large = np.zeros((5_001, 2))
+    message = "ToySelector on 5001 x 2 would not finish; fit on a sample of at most 5000 rows."
+    with pytest.raises(ValueError, match=message):
+        ToySelector().fit(too_large, np.arange(5_001) % 2)
 
 
 def test_two_estimators_cannot_share_a_cli_name(monkeypatch):

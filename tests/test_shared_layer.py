@@ -9,30 +9,8 @@ import pytest
 from sklearn.base import clone
 
 from localselect import FisherScore, Immigrate, LiftFeatureSelector, Relief, ReliefF
-from localselect.base import (
-    check_classification_data,
-    resolve_n_features,
-    top_k_support,
-    verbose_log,
-)
+from localselect.base import resolve_n_features, top_k_support, verbose_log
 from localselect.utils import fast_estimators, fast_params
-
-
-def test_classification_data_codes_and_messages():
-    classes, codes = check_classification_data("Est", np.array(["b", "a", "b", "c", "a", "c"]))
-    assert classes.tolist() == ["a", "b", "c"]
-    assert codes.dtype == np.intp and codes.tolist() == [1, 0, 1, 2, 0, 2]
-    with pytest.raises(
-        ValueError, match=r"Est needs at least 2 classes in y; got 1 class \('a'\)"
-    ):
-        check_classification_data("Est", np.array(["a", "a"]))
-    with pytest.raises(
-        ValueError, match=r"at least 2 samples in every class \(why\); class\(es\) "
-    ):
-        check_classification_data("Est", np.array([0, 0, 1]), min_class_size=2, why="why")
-    check_classification_data("Est", np.array([0, 0, 1]))  # one-sample classes allowed by default
-    with pytest.raises(ValueError, match="Unknown label type"):
-        check_classification_data("Est", np.array([0.5, 1.5, 2.5]))
 
 
 @pytest.mark.parametrize(

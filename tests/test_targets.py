@@ -1,10 +1,10 @@
-"""The target checks: what a continuous ``y`` gets from every estimator."""
+"""The target checks: what a continuous ``y`` gets from every estimator, and the class checks."""
 
 import numpy as np
 import pytest
 
 from localselect._estimators import continuous_target_names, declaration, registered
-from localselect._targets import check_target, detect_task
+from localselect._targets import check_classification_data, check_target, detect_task
 from localselect.utils import fast_params
 
 
@@ -54,3 +54,20 @@ def test_check_target_keeps_labels():
     task, y = check_target(FisherScore(), np.array([0, 1, 1]))
     assert task == "classification"
     assert y.tolist() == [0, 1, 1]
+
+
+def test_classification_data_codes_and_messages():
+    classes, codes = check_classification_data("Est", np.array(["b", "a", "b", "c", "a", "c"]))
+    assert classes.tolist() == ["a", "b", "c"]
+    assert codes.dtype == np.intp and codes.tolist() == [1, 0, 1, 2, 0, 2]
+    with pytest.raises(
+        ValueError, match=r"Est needs at least 2 classes in y; got 1 class \('a'\)"
+    ):
+        check_classification_data("Est", np.array(["a", "a"]))
+    with pytest.raises(
+        ValueError, match=r"at least 2 samples in every class \(why\); class\(es\) "
+    ):
+        check_classification_data("Est", np.array([0, 0, 1]), min_class_size=2, why="why")
+    check_classification_data("Est", np.array([0, 0, 1]))  # one-sample classes allowed by default
+    with pytest.raises(ValueError, match="Unknown label type"):
+        check_classification_data("Est", np.array([0.5, 1.5, 2.5]))

@@ -41,13 +41,12 @@ subclass's ``_local_support_mask(X)``, into the scikit-learn selector API
 validation and bookkeeping, the subclass supplies one private method).
 :class:`GlobalRelevanceMixin` gives a global selector the same per-row
 methods, and :func:`local_support` / :func:`local_relevance` work on any
-fitted scikit-learn selector.
+fitted scikit-learn selector. Data held in row blocks on a cluster is fitted
+and answered block by block by the mixins of :mod:`localselect._blockwise`,
+which these classes build on.
 
 The module also holds the rules every estimator shares:
 
-* :func:`check_classification_data`: the target checks (at least 2 classes,
-  and for the methods that compare a sample with its own class, at least 2
-  samples per class);
 * :func:`resolve_n_features` and :func:`top_k_support`: the one meaning of
   ``n_features_to_select`` (an int, a fraction in (0, 1], or None for the
   features with a positive score), with :data:`N_FEATURES_CONSTRAINT`;
@@ -56,7 +55,9 @@ The module also holds the rules every estimator shares:
 * :func:`verbose_log`: ``verbose`` to log messages, without touching any
   logger's level;
 * :class:`LabelledFitMixin`: the one ``fit(X, y)`` of the estimators trained
-  on class labels, which hands validated data to the subclass's ``_fit``;
+  on class labels, which checks the target
+  (:func:`~localselect._targets.check_classification_data`) and hands
+  validated data to the subclass's ``_fit``;
 * :func:`shared_constraints`: the one constraint of the parameters every
   estimator spells alike (``n_jobs``, ``random_state``, ``verbose``), and
   :class:`TargetRequiredMixin`: the one "fit needs ``y``" tag;
@@ -67,7 +68,6 @@ The module also holds the rules every estimator shares:
 
 from __future__ import annotations
 
-import functools
 import logging
 from abc import ABCMeta, abstractmethod
 from numbers import Integral, Real
@@ -76,16 +76,20 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import TransformerMixin
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from localselect._blockwise import (
+    BlockwiseFitMixin,
+    BlockwiseRowsMixin,
+    blockwise_support,
+    is_blockwise,
+)
 from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
-from localselect._estimators import Declaration, collection_fit, collection_fit_names
+from localselect._estimators import Declaration
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
-from localselect._runtime._collections import is_collection, map_rows, row_blocks, summarise
 from localselect._runtime._size import check_scale
-from localselect._targets import TASK_CONSTRAINT, check_target
+from localselect._targets import TASK_CONSTRAINT, check_classification_data, check_target
 from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, EvidenceMixin
 
 __all__ = [
@@ -97,9 +101,6 @@ __all__ = [
     "LocalSelectorMixin",
     "ScoreSelectorMixin",
     "TargetRequiredMixin",
-    "check_classification_data",
-    "collection_fit",
-    "collection_fit_names",
     "local_relevance",
     "local_support",
     "relevance_scope",
@@ -161,63 +162,6 @@ class TargetRequiredMixin:
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
-
-
-def check_classification_data(
-    name: str, y, *, min_class_size: int = 1, why: str = ""
-) -> tuple[np.ndarray, NDArray[np.intp]]:
-    """Check a classification target; return its classes and integer codes.
-
-    Parameters
-    ----------
-    name : str
-        The estimator's name, for the messages.
-    y : array-like of shape (n_samples,)
-        Validated labels (any type ``numpy.unique`` sorts).
-    min_class_size : int, default=1
-        Smallest number of samples a class may have; 2 for the methods that
-        compare a sample with the other samples of its class.
-    why : str, default=""
-        Why ``min_class_size`` is needed, shown in the message.
-
-    Returns
-    -------
-    classes : ndarray of shape (n_classes,)
-        Sorted class labels.
-    codes : ndarray of shape (n_samples,), dtype=intp
-        ``classes[codes] == y``.
-
-    Raises
-    ------
-    ValueError
-        ``y`` is not a classification target, has one class, or a class has
-        fewer than ``min_class_size`` samples.
-    """
-    check_classification_targets(y)
-    classes, codes = np.unique(y, return_inverse=True)
-    check_class_counts(
-        name, classes, np.bincount(codes, minlength=len(classes)), min_class_size, why
-    )
-    return classes, codes.astype(np.intp)
-
-
-def check_class_counts(name: str, classes, counts, min_class_size: int = 1, why: str = ""):
-    """The class checks of :func:`check_classification_data`, from the counts per class."""
-    if len(classes) < 2:
-        raise ValueError(
-            f"{name} needs at least 2 classes in y; got 1 class ({classes.tolist()[0]!r}). "
-            "Pass labels of two or more classes."
-        )
-    counts = np.asarray(counts)
-    small = counts < min_class_size
-    if small.any():
-        reason = f" ({why})" if why else ""
-        have = "1 sample" if (counts[small] == 1).all() else f"under {min_class_size} samples"
-        raise ValueError(
-            f"{name} needs at least {min_class_size} samples in every class{reason}; "
-            f"class(es) {classes[small].tolist()!r} have {have}. "
-            "Remove them or add samples."
-        )
 
 
 def resolve_n_features(n_features_to_select, n_features: int) -> int | None:
@@ -316,93 +260,7 @@ def verbose_log(logger: logging.Logger, verbose: int) -> Reporter:
     return Reporter(logger, verbose)
 
 
-#: The per-row methods a fitted selector answers block by block on a Dask collection.
-ROW_METHODS = ("get_local_support", "local_relevance", "transform", "predict", "predict_proba")
-
-
-def _answer_block(estimator, name: str, args: tuple, kwargs: dict, block):
-    """One row block's answer (on a worker): the estimator's in-memory method."""
-    return getattr(estimator, name)(block, *args, **kwargs)
-
-
-def _input_names(estimator) -> list:
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is None:
-        return [f"x{j}" for j in range(estimator.n_features_in_)]
-    return [str(n) for n in names]
-
-
-def _answer_spec(estimator, name: str, X) -> tuple[str, object, list]:
-    """``(kind, dtype, columns)`` of the answer of method ``name`` (see ``map_rows``)."""
-    if name == "get_local_support":
-        return "matrix", np.dtype(bool), _input_names(estimator)
-    if name == "predict":
-        return "vector", np.asarray(estimator.classes_).dtype, ["prediction"]
-    if name == "predict_proba":
-        return "matrix", np.dtype(np.float64), [str(c) for c in estimator.classes_]
-    columns = _input_names(estimator)
-    if name == "transform":
-        columns = [str(c) for c in estimator.get_feature_names_out()]
-    return "matrix", np.dtype(np.float64), columns
-
-
-def rows_on_collections(method):
-    """``method(X, ...)`` answered block by block when ``X`` is a Dask collection.
-
-    Any other ``X`` goes to ``method`` unchanged. On a ``dask.array`` or
-    ``dask.dataframe``, ``method`` runs on every row block on the workers
-    (:func:`~localselect._runtime._collections.map_rows`) and the answer is a
-    lazy collection of the same rows: a dask array, or a dask dataframe
-    (series for ``predict``) with the partitions' index. Nothing is gathered.
-    """
-    if getattr(method, "_rows_on_collections", False):
-        return method
-    name = method.__name__
-
-    @functools.wraps(method)
-    def answer(self, X=None, *args, **kwargs):
-        if not is_collection(X):
-            return method(self, X, *args, **kwargs)
-        check_is_fitted(self)
-        if kwargs.get("indices"):
-            raise ValueError(
-                f"{name}(indices=True) makes one Python list of index arrays, which a Dask "
-                "collection cannot hold; use the boolean mask (indices=False)."
-            )
-        width = len(X.columns) if hasattr(X, "columns") else X.shape[1]
-        if width != self.n_features_in_:
-            raise ValueError(
-                f"X has {width} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input."
-            )
-        kind, dtype, columns = _answer_spec(self, name, X)
-        func = functools.partial(_answer_block, self, name, args, kwargs)
-        return map_rows(func, X, kind=kind, dtype=dtype, columns=columns)
-
-    answer._rows_on_collections = True  # type: ignore[attr-defined]
-    return answer
-
-
-class CollectionRowsMixin:
-    """Per-row answers on Dask collections, for every selector below it.
-
-    Each method of :data:`ROW_METHODS` that a subclass defines (or takes from
-    a class it names in its body, as ``transform = SelectorMixin.transform``)
-    is wrapped by :func:`rows_on_collections` when the class is created
-    (scikit-learn's ``set_output`` wraps ``transform`` the same way), so
-    ``predict`` of every local selector works on a ``dask.array`` or
-    ``dask.dataframe`` with no code in the estimator.
-    """
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        for name in ROW_METHODS:
-            method = cls.__dict__.get(name)
-            if callable(method):
-                setattr(cls, name, rows_on_collections(method))
-
-
-class LocalSelectorMixin(CollectionRowsMixin, TransformerMixin, metaclass=ABCMeta):
+class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta):
     """Mixin for estimators that select a feature subset per sample.
 
     Subclasses implement ``_local_support_mask(X)`` returning a boolean array of
@@ -555,7 +413,7 @@ class LocalSelectorMixin(CollectionRowsMixin, TransformerMixin, metaclass=ABCMet
         return check_feature_names_in(self, input_features)
 
 
-class GlobalRelevanceMixin(CollectionRowsMixin):
+class GlobalRelevanceMixin(BlockwiseRowsMixin):
     """Per-row methods for a global selector: every row gets ``get_support()``.
 
     Put it left of ``SelectorMixin``. It adds :meth:`get_local_support` and
@@ -613,13 +471,13 @@ class GlobalRelevanceMixin(CollectionRowsMixin):
         return self.get_local_support(X).astype(np.float64)
 
     def transform(self, X):
-        """Keep the selected columns (``SelectorMixin.transform``; a Dask collection too).
+        """Keep the selected columns (``SelectorMixin.transform``, block by block too).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Input samples; a ``dask.array`` or ``dask.dataframe`` is answered
-            block by block, lazily.
+            Input samples; rows held in blocks on a cluster are answered block
+            by block, lazily (:mod:`localselect._blockwise`).
 
         Returns
         -------
@@ -714,12 +572,8 @@ def local_support(estimator, X, *, indices=False):
         )
     if X is None:
         raise ValueError(f"{type(estimator).__name__} is a global selector; pass X.")
-    if is_collection(X):
-        if indices:
-            raise ValueError("indices=True is not available on a Dask collection; use the mask.")
-        support = np.asarray(estimator.get_support(), dtype=bool)
-        func = functools.partial(_tile_rows, support)
-        return map_rows(func, X, kind="matrix", dtype=np.dtype(bool), columns=_names_of(X))
+    if is_blockwise(X):
+        return blockwise_support(estimator, X, indices=indices)
     mask = np.tile(np.asarray(estimator.get_support(), dtype=bool), (len(X), 1))
     return mask_or_indices(mask, indices)
 
@@ -740,7 +594,7 @@ def local_relevance(estimator, X):
         ``estimator.local_relevance(X)`` when it has one, else the per-row
         subsets as 0/1.
     """
-    if is_collection(X):
+    if is_blockwise(X):  # lazy: no np.asarray, which would compute it
         if hasattr(estimator, "local_relevance"):
             return estimator.local_relevance(X)
         return local_support(estimator, X).astype(np.float64)
@@ -749,25 +603,13 @@ def local_relevance(estimator, X):
     return np.asarray(local_support(estimator, X), dtype=bool).astype(np.float64)
 
 
-def _tile_rows(support, block):
-    """``support`` repeated for every row of ``block`` (a plain selector's per-row answer)."""
-    return np.tile(support, (len(block), 1))
-
-
-def _names_of(X) -> list:
-    columns = getattr(X, "columns", None)
-    if columns is not None:
-        return [str(c) for c in columns]
-    return [f"x{j}" for j in range(X.shape[1])]
-
-
-class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
+class LabelledFitMixin(BlockwiseFitMixin, TargetRequiredMixin, metaclass=ABCMeta):
     """One ``fit(X, y)`` for the estimators trained on class labels.
 
     ``fit`` validates ``X`` (float64, or as given when the estimator's tags
     accept strings; finite unless its tags allow NaN; sets ``n_features_in_``
     and ``feature_names_in_``) and ``y``, checks the target with
-    :func:`check_classification_data` (``_min_class_size`` samples per class,
+    :func:`~localselect._targets.check_classification_data` (``_min_class_size`` samples per class,
     for the reason ``_class_size_reason``), sets ``classes_`` and calls the
     subclass's ``_fit(X, codes, log)`` with the integer class codes and the
     :class:`~localselect._runtime.Reporter` of this fit (``log``, from
@@ -783,6 +625,9 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
     estimator refuses a continuous ``y`` with a message naming the estimators
     that take one. The mixin also tags the estimator as needing ``y``
     (:class:`TargetRequiredMixin`).
+
+    ``X`` and ``y`` held in row blocks on a cluster go to the fit template of
+    :class:`~localselect._blockwise.BlockwiseFitMixin` instead.
     """
 
     _min_class_size = 1
@@ -814,8 +659,8 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
         self : object
             The fitted estimator.
         """
-        if is_collection(X) or is_collection(y):
-            return self._fit_on_collection(X, y)
+        if is_blockwise(X, y):
+            return self._fit_blockwise(X, y)
         input_tags = self.__sklearn_tags__().input_tags
         X, y = validate_data(
             self,
@@ -839,62 +684,3 @@ class LabelledFitMixin(TargetRequiredMixin, metaclass=ABCMeta):
         if evidence is not None:
             evidence(X, target)
         return self
-
-    def _fit_on_collection(self, X, y):
-        """``fit`` on a Dask collection: the estimator's ``_fit_collection``, or a refusal.
-
-        The first pass (:func:`~localselect._runtime._collections.summarise`) runs
-        on the workers and gives the checks of ``fit`` (finite values, magnitudes,
-        classes and their sizes); the subclass's ``_fit_collection(blocks,
-        summary, counts, log)`` then computes the fit from statistics reduced on
-        the workers. Nothing of the table reaches the client.
-        """
-        name = type(self).__name__
-        fit_blocks = collection_fit(type(self))
-        if fit_blocks is None:
-            raise ValueError(collection_refusal(name))
-        if not is_collection(X):
-            raise ValueError(
-                f"{name}: y is a Dask collection but X is not; pass X as a dask array or "
-                "dataframe too (or call .compute() on y)."
-            )
-        blocks = row_blocks(X, y)
-        log = Reporter.for_estimator(self)
-        summary = summarise(blocks, log)
-        self.n_features_in_ = int(blocks.X.shape[1])
-        self.__dict__.pop("feature_names_in_", None)
-        if blocks.feature_names is not None:
-            self.feature_names_in_ = blocks.feature_names
-        if summary.n == 0:
-            raise ValueError(f"{name}: X has 0 samples; a fit needs at least one.")
-        if summary.nonfinite:
-            raise ValueError(
-                f"Input X contains NaN or infinity ({summary.nonfinite} cells); {name} on a "
-                "Dask collection needs finite values."
-            )
-        check_magnitudes(self, np.vstack([summary.lo, summary.hi]))
-        if summary.continuous:
-            raise ValueError(
-                f"{name} on a Dask collection takes class labels, and y is continuous "
-                "(floats that are not all integers). Pass class labels."
-            )
-        labels = sorted(summary.labels)
-        classes = np.asarray(labels)
-        counts = np.asarray([summary.labels[c] for c in labels], dtype=np.int64)
-        check_classification_targets(classes)
-        check_class_counts(name, classes, counts, self._min_class_size, self._class_size_reason)
-        self.task_ = "classification"
-        self.classes_ = classes
-        fit_blocks(self, blocks, summary, counts, log)
-        return self
-
-
-def collection_refusal(name: str) -> str:
-    """The message of an estimator without a Dask fit, given a Dask collection."""
-    return (
-        f"{name} has no fit on Dask collections: X is a dask array or dataframe. "
-        f"Estimators that fit one on the workers: {', '.join(collection_fit_names())}. "
-        "For data that fits in memory, call .compute() on X and y first "
-        "(or fit on a sample); every fitted selector answers predict, transform, "
-        "get_local_support and local_relevance on Dask collections."
-    )

@@ -19,6 +19,7 @@ import numpy as np
 
 from localselect._compat import Interval, StrOptions
 from localselect._estimators import Declaration
+from localselect._fitted import FittedStateMixin
 from localselect.evidence._fdr import bh_qvalues
 from localselect.evidence._null import (
     NullResult,
@@ -29,12 +30,21 @@ from localselect.evidence._null import (
     shadow_null,
 )
 
-__all__ = ["AUTO", "FDR_CONSTRAINT", "NULL_SEED", "EvidenceMixin", "shadow_rounds"]
+__all__ = [
+    "AUTO",
+    "EVIDENCE_ATTRIBUTES",
+    "FDR_CONSTRAINT",
+    "NULL_SEED",
+    "EvidenceMixin",
+    "shadow_rounds",
+]
 
 #: The ``n_features_to_select`` value that selects at a target FDR.
 AUTO = StrOptions({"auto"})
 #: Parameter constraint of ``fdr``.
 FDR_CONSTRAINT = [Interval(Real, 0, 1, closed="neither")]
+#: The fitted attributes of ``"auto"``, which a fit with a number of features does not set.
+EVIDENCE_ATTRIBUTES = ("pvalues_", "qvalues_", "null_")
 #: Label permutations of the pooled null at least (its refits are full fits).
 POOLED_PERMUTATIONS = 20
 #: Seed of the null when ``random_state`` is None (or absent): ``"auto"`` stays reproducible.
@@ -63,7 +73,7 @@ def shadow_rounds(n_features: int, fdr: float) -> int:
     return max(default_rounds(n_features), lone_signal_draws(fdr))
 
 
-class EvidenceMixin:
+class EvidenceMixin(FittedStateMixin):
     """P-values, q-values and the ``"auto"`` support of a global selector.
 
     Class attributes a family sets (chosen by measurement, see
@@ -86,8 +96,7 @@ class EvidenceMixin:
 
     def _fit_evidence(self, X, codes) -> None:
         """Set ``pvalues_``, ``qvalues_`` and ``null_`` when ``n_features_to_select="auto"``."""
-        for name in ("pvalues_", "qvalues_", "null_"):
-            self.__dict__.pop(name, None)
+        self._discard(EVIDENCE_ATTRIBUTES)
         if getattr(self, "n_features_to_select", None) != "auto":
             return
         seed = self.get_params().get("random_state")

@@ -17,15 +17,21 @@ with the in-memory formulas; the client receives the tables, never rows.
   class, ``n(x_j = s, y = c)`` (the relevance tables) and, for every pair of
   features and states, ``n(x_j = s, x_l = t)`` (the redundancy tables of
   :func:`~localselect.filters.mrmr_order`: ``m^2 * 9`` counts). The greedy
-  order is then that of the in-memory code on the same counts: mutual
-  information by the same function, redundancies added in the same order, so
-  the ranking is the in-memory one (counts are integers, exact in float64).
+  order is then the in-memory code's own (``_greedy`` of
+  :mod:`localselect.filters._mrmr`) on the same counts: mutual information
+  by the same function, redundancies added in the same order, so the ranking
+  is the in-memory one (counts are integers, exact in float64).
 
-``n_features_to_select="auto"`` (a permutation null over the rows) is refused
-on a collection: it would permute labels across every row.
+Each function returns a record of fitted values (:class:`FisherCollectionFit`,
+:class:`MRMRCollectionFit`) that the estimator assigns
+(:class:`~localselect._blockwise.BlockwiseFitMixin`, which also refuses
+``n_features_to_select="auto"``: its permutation null would permute labels
+across every row).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,21 +39,32 @@ from numpy.typing import NDArray
 from localselect._runtime._collections import RowBlocks, Summary, reduce_blocks
 from localselect.base import resolve_n_features
 from localselect.filters._fisher import fisher_from_moments
-from localselect.filters._mrmr import _mi_from_joint
+from localselect.filters._mrmr import _greedy, _mi_from_joint
 
-__all__ = ["fit_fisher_collection", "fit_mrmr_collection"]
+__all__ = [
+    "FisherCollectionFit",
+    "MRMRCollectionFit",
+    "fit_fisher_collection",
+    "fit_mrmr_collection",
+    "mrmr_from_counts",
+]
 
 #: States of mRMR's discretisation (below, between, above the thresholds).
 _STATES = 3
 
 
-def _refuse_auto(estimator) -> None:
-    if estimator.n_features_to_select == "auto":
-        raise ValueError(
-            f"{type(estimator).__name__}(n_features_to_select='auto') draws a permutation "
-            "null over the rows, which a Dask collection does not give; pass a number or a "
-            "fraction of features, or fit 'auto' on a sample in memory."
-        )
+class FisherCollectionFit(NamedTuple):
+    """What :func:`fit_fisher_collection` fits (fields named after the attributes)."""
+
+    #: Fisher score of each feature.
+    feature_importances_: NDArray[np.float64]
+
+
+class MRMRCollectionFit(NamedTuple):
+    """What :func:`fit_mrmr_collection` fits (fields named after the attributes)."""
+
+    #: Selected feature indices in the order mRMR added them.
+    ranking_: NDArray[np.int64]
 
 
 def _onehot_classes(y, classes) -> NDArray[np.float64]:
@@ -67,9 +84,10 @@ def _add(a, b):
     return tuple(u + v for u, v in zip(a, b, strict=True))
 
 
-def fit_fisher_collection(estimator, blocks: RowBlocks, summary: Summary, counts, log):
+def fit_fisher_collection(
+    estimator, blocks: RowBlocks, summary: Summary, counts, log
+) -> FisherCollectionFit:
     """``FisherScore.fit`` on a Dask collection (see the module docstring)."""
-    _refuse_auto(estimator)
     log(1, "FisherScore on a Dask collection: %d samples, %d features", *blocks.X.shape)
     classes = estimator.classes_
     n_counts, sums, squares = reduce_blocks(
@@ -78,11 +96,7 @@ def fit_fisher_collection(estimator, blocks: RowBlocks, summary: Summary, counts
     absmax = np.maximum(np.abs(summary.lo), np.abs(summary.hi))
     scale = np.maximum(absmax, 1.0) ** 2 * summary.n
     scores = fisher_from_moments(n_counts[None], sums[None], squares[None], summary.mean, scale)
-    estimator.feature_importances_ = scores[0]
-    estimator.n_features_to_select_ = int(estimator._get_support_mask().sum())
-    for name in ("pvalues_", "qvalues_", "null_"):
-        estimator.__dict__.pop(name, None)
-    return estimator
+    return FisherCollectionFit(scores[0])
 
 
 def _state_counts(x, y, offset, low, high, classes):
@@ -124,32 +138,23 @@ def mrmr_from_counts(
     m = pair_joint.shape[0] // _STATES
     relevance = _mi_from_joint(relevance_joint.reshape(m, _STATES, -1)[:, :n_states])
     pairs = pair_joint.reshape(m, _STATES, m, _STATES)[:, :n_states, :, :n_states]
-    order = [int(np.argmax(relevance))]
-    redundancy_sum = np.zeros(m)
-    chosen = np.zeros(m, dtype=bool)
-    chosen[order[0]] = True
-    while len(order) < min(k, m):
-        joint = pairs[order[-1]].transpose(1, 0, 2)  # (m, S, T): n(x_last = s, x_j = t)
-        redundancy_sum += _mi_from_joint(joint)
-        score = relevance - redundancy_sum / len(order)
-        score[chosen] = -np.inf
-        best = int(np.argmax(score))
-        order.append(best)
-        chosen[best] = True
-    return np.asarray(order, dtype=np.int64)
+
+    def redundancy_to(j):
+        return _mi_from_joint(pairs[j].transpose(1, 0, 2))  # (m, S, T): n(x_j = s, x_l = t)
+
+    return _greedy(relevance, redundancy_to, min(k, m), quotient=False)
 
 
-def fit_mrmr_collection(estimator, blocks: RowBlocks, summary: Summary, counts, log):
+def fit_mrmr_collection(
+    estimator, blocks: RowBlocks, summary: Summary, counts, log
+) -> MRMRCollectionFit:
     """``MRMR.fit`` on a Dask collection (see the module docstring): MID on class labels."""
-    _refuse_auto(estimator)
     if estimator.criterion != "mid" or estimator.task == "regression":
         raise ValueError(
             f"MRMR(criterion={estimator.criterion!r}, task={estimator.task!r}) on a Dask "
             "collection: only criterion='mid' on class labels fits from block counts; fit "
             "the F-statistic criteria or a continuous target on a sample in memory."
         )
-    for name in ("pvalues_", "qvalues_", "null_"):
-        estimator.__dict__.pop(name, None)
     log(1, "MRMR on a Dask collection: %d samples, %d features", *blocks.X.shape)
     std = np.sqrt(summary.m2 / summary.n)
     low = summary.mean - estimator.scale * std
@@ -167,5 +172,4 @@ def fit_mrmr_collection(estimator, blocks: RowBlocks, summary: Summary, counts, 
     k = resolve_n_features(estimator.n_features_to_select, blocks.X.shape[1])
     k = blocks.X.shape[1] if k is None else k  # None is not a value of MRMR's parameter
     n_states = 3 if np.any(summary.hi > high) else 2 if np.any(summary.hi > low) else 1
-    estimator.ranking_ = mrmr_from_counts(relevance_joint, pair_joint, k, n_states)
-    return estimator
+    return MRMRCollectionFit(mrmr_from_counts(relevance_joint, pair_joint, k, n_states))

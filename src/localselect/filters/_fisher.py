@@ -206,6 +206,11 @@ class FisherScore(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
         super()._fit_evidence(X, codes)
         self.n_features_to_select_ = int(self._get_support_mask().sum())
 
+    def _set_collection_fit(self, fit, log):
+        """The record of :func:`~localselect.filters._collections.fit_fisher_collection`."""
+        super()._set_collection_fit(fit, log)
+        self.n_features_to_select_ = int(self._get_support_mask().sum())
+
     def _permuted_scores(self, X, codes):
         """Fisher scores of every row of ``codes`` (permuted labels), shape (B, n_features)."""
         return fisher_score_permuted(X, codes)

@@ -53,7 +53,7 @@ from localselect.base import (
     shared_constraints,
 )
 from localselect.evidence import NullResult, bh_qvalues, empirical_pvalues
-from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, NULL_SEED
+from localselect.evidence._mixin import AUTO, EVIDENCE_ATTRIBUTES, FDR_CONSTRAINT, NULL_SEED
 
 __all__ = [
     "CRITERIA",
@@ -387,8 +387,7 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
         return fstat_order(X, relevance, k, quotient=self.criterion == "fcq")
 
     def _fit(self, X, target, log):
-        for name in ("pvalues_", "qvalues_", "null_"):
-            self.__dict__.pop(name, None)
+        self._discard(EVIDENCE_ATTRIBUTES)
         states = discretize_three_states(X, self.scale)
         labelling = self._labelling(target)
         if self.n_features_to_select != "auto":

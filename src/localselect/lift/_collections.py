@@ -36,11 +36,16 @@ joint ``discretizer`` (refitted on every subset's rows), missing values and
 non-numeric columns; ``local_support_`` and ``local_relevance_`` of the
 training rows are not kept (``get_local_support(X)`` and
 ``local_relevance(X)`` answer them lazily, block by block).
+
+:func:`fit_llds_collection` returns a :class:`LiftCollectionFit` that the
+estimator assigns itself (``LiftFeatureSelector._set_collection_fit``: the
+coding, the search's ranking and counts).
 """
 
 from __future__ import annotations
 
 from math import prod
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -65,12 +70,25 @@ from localselect.lift._measures import EncodedData
 from localselect.lift._search import _best, _subsets, features_records, windows_records
 from localselect.lift._search import subsets_total as _subsets_total
 
-__all__ = ["fit_llds_collection"]
+__all__ = ["LiftCollectionFit", "fit_llds_collection"]
 
 #: Feature subsets whose tables one pass counts at most (bounds the partial results).
 SUBSETS_PER_PASS = 4096
 #: Tertile levels of ``discretizer="auto"``.
 TERTILES = np.array([1 / 3, 2 / 3])
+
+
+class LiftCollectionFit(NamedTuple):
+    """What :func:`fit_llds_collection` fits, for the estimator to assign."""
+
+    #: The per-feature codes (their fitted discretizer and categories).
+    coding: FeatureCodes
+    #: The largest subset size searched (``max_features_``).
+    max_features: int
+    #: The search's records (best first) and counts.
+    search: LatticeSearch
+    #: The feature names of the ranking.
+    names: list[str]
 
 
 def _refuse(estimator) -> None:
@@ -271,8 +289,7 @@ def _coding(estimator, blocks: RowBlocks, summary: Summary, names) -> tuple:
     edges = np.empty((2, 0))
     if len(binned):
         edges = exact_quantiles(blocks, binned, TERTILES, summary.lo, summary.hi)
-        fitted = _TertileBins(binned.tolist())
-        fitted.edges_ = edges
+        fitted = _TertileBins(binned.tolist()).with_edges(edges)
     categories = observed_categories(blocks, binned, edges)
     spec = CodeSpec(binned, edges, categories)
     encoded = EncodedData(
@@ -281,23 +298,24 @@ def _coding(estimator, blocks: RowBlocks, summary: Summary, names) -> tuple:
     return FeatureCodes(encoded, fitted), spec
 
 
-def fit_llds_collection(estimator, blocks: RowBlocks, summary: Summary, counts, log):
+def fit_llds_collection(
+    estimator, blocks: RowBlocks, summary: Summary, counts, log
+) -> LiftCollectionFit:
     """``LiftFeatureSelector.fit`` on a Dask collection (see the module docstring)."""
+    from localselect.lift._selector import ranked_targets
+
     _refuse(estimator)
     n, m = blocks.n_samples, int(blocks.X.shape[1])
     max_size = m if estimator.max_features is None else min(estimator.max_features, m)
     if estimator.resolution in ("features", "windows"):
         _subsets_total(m, max_size)
-    targets = estimator._targets()
+    targets = ranked_targets(estimator.classes_, estimator.target_class, "classification")
     names = (
         [str(c) for c in estimator.feature_names_in_]
         if hasattr(estimator, "feature_names_in_")
         else [f"x{j}" for j in range(m)]
     )
     coding, spec = _coding(estimator, blocks, summary, names)
-    estimator.discretizer_ = coding.fitted
-    estimator.categories_ = coding.categories
-    estimator.max_features_ = int(max_size)
     cards = [len(c) for c in spec.categories]
     classes = estimator.classes_
     log(1, "LLDS %s on a Dask collection: %d samples, %d features, subsets up to %d",
@@ -309,7 +327,4 @@ def fit_llds_collection(estimator, blocks: RowBlocks, summary: Summary, counts, 
         )
     else:
         search = _exhaustive(estimator, blocks, spec, classes, cards, max_size, targets, log)
-    estimator._set_ranking(search, coding, names, log)
-    for name in ("local_support_", "local_relevance_"):
-        estimator.__dict__.pop(name, None)
-    return estimator
+    return LiftCollectionFit(coding, int(max_size), search, names)

@@ -354,26 +354,13 @@ class LiftFeatureSelector(
 
     def _targets(self) -> list[int]:
         """Class codes whose lift is ranked: ``target_class``, or every class."""
-        labels = self._labels()
-        if self.target_class is None:
-            return list(range(len(labels)))
-        hits = np.flatnonzero(labels == self.target_class)
-        if len(hits) == 0:
-            what = (
-                "class of y; the classes"
-                if self.task_ == "classification"
-                else "bin of y; the bins"
-            )
-            raise ValueError(
-                f"target_class={self.target_class!r} is not a {what} are {labels.tolist()}."
-            )
-        return [int(hits[0])]
+        return ranked_targets(self._labels(), self.target_class, self.task_)
 
     def _fit(self, X, codes, log):
         # X is validated by LabelledFitMixin.fit as given (dtype=None: strings,
         # categories and NaN stay; see the tags).
         start = time.perf_counter()
-        self.__dict__.pop("target_edges_", None)
+        self._discard(("target_edges_",))
         if self.task_ == "regression":
             codes, self.target_edges_ = quantile_bins(codes, self.target_bins)
         y_codes = codes.astype(np.int64)
@@ -454,6 +441,19 @@ class LiftFeatureSelector(
         if isinstance(self.discretizer_, dict):
             keep = {subset for subset, _ in self.regions_}
             self.discretizer_ = {k: v for k, v in self.discretizer_.items() if k in keep}
+
+    def _set_collection_fit(self, fit, log):
+        """The record of :func:`~localselect.lift._collections.fit_llds_collection`.
+
+        A fit on a collection keeps no training rows' answers and takes class
+        labels only: ``local_support_``, ``local_relevance_`` and
+        ``target_edges_`` of an earlier fit are deleted.
+        """
+        self._discard(("local_support_", "local_relevance_", "target_edges_"))
+        self.discretizer_ = fit.coding.fitted
+        self.categories_ = fit.coding.categories
+        self.max_features_ = fit.max_features
+        self._set_ranking(fit.search, fit.coding, fit.names, log)
 
     def _auto_size(self, coding, y_codes, n_classes, targets, shape, start, log):
         """``max_features="auto"``: the largest subset size whose search fits ``max_seconds``.
@@ -594,12 +594,43 @@ class _TertileBins:
             self.edges_ = np.nanquantile(X[:, self.columns], [1 / 3, 2 / 3], axis=0)
         return self
 
+    def with_edges(self, edges):
+        """These bins at tertile ``edges`` computed elsewhere (on row blocks); returns self."""
+        self.edges_ = edges
+        return self
+
     def transform(self, X):
         out = np.array(X, dtype=np.float64, copy=True)
         sub = out[:, self.columns]
         binned = (sub > self.edges_[0]).astype(np.float64) + (sub > self.edges_[1])
         out[:, self.columns] = np.where(np.isnan(sub), np.nan, binned)
         return out
+
+
+def ranked_targets(labels, target_class, task: str) -> list[int]:
+    """Codes of the classes (or bins of y) whose lift is ranked: ``target_class``, or all.
+
+    Parameters
+    ----------
+    labels : ndarray
+        The classes, or for a continuous target the bin indices.
+    target_class : object or None
+        The estimator's ``target_class``.
+    task : {"classification", "regression"}
+        The fit's task, for the message.
+
+    Returns
+    -------
+    targets : list of int
+        Indices into ``labels``.
+    """
+    if target_class is None:
+        return list(range(len(labels)))
+    hits = np.flatnonzero(labels == target_class)
+    if len(hits) == 0:
+        what = "class of y; the classes" if task == "classification" else "bin of y; the bins"
+        raise ValueError(f"target_class={target_class!r} is not a {what} are {labels.tolist()}.")
+    return [int(hits[0])]
 
 
 def _all_numeric(X) -> bool:

@@ -31,19 +31,37 @@ vectors of length ``n_features``; no worker holds more than a block.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.distance import cdist
 
 from localselect._runtime._collections import reduce_blocks, row_blocks, summarise
 
-__all__ = ["fit_relieff_collection", "relieff_weights_dask", "weights_from_blocks"]
+__all__ = [
+    "ReliefFCollectionFit",
+    "fit_relieff_collection",
+    "relieff_weights_dask",
+    "weights_from_blocks",
+]
 
 #: Distances held at once per block slice (floats): bounds a worker's memory.
 _SLICE_FLOATS = 2**22
 
 #: Index of a padding entry (no row): sorts after every real row.
 _NO_ROW = np.iinfo(np.int64).max
+
+
+class ReliefFCollectionFit(NamedTuple):
+    """What :func:`fit_relieff_collection` fits (fields named after the attributes)."""
+
+    #: ``k``: nearest hits and misses of each class per reference row.
+    n_neighbors_: int
+    #: Number of reference rows.
+    max_samples_: int
+    #: ReliefF weight of each feature.
+    feature_importances_: NDArray[np.float64]
 
 
 def _k_smallest(d: NDArray[np.float64], idx: NDArray[np.int64], k: int):
@@ -186,33 +204,28 @@ def weights_from_blocks(
     return total / ref.size
 
 
-def fit_relieff_collection(estimator, blocks, summary, counts, log) -> None:
-    """``ReliefF.fit`` on a Dask collection (registered in :mod:`localselect.margin`).
+def fit_relieff_collection(estimator, blocks, summary, counts, log) -> ReliefFCollectionFit:
+    """``ReliefF.fit`` on a Dask collection (declared by :class:`~localselect.ReliefF`).
 
     The reference rows are those the in-memory fit draws
     (``max_samples``, ``random_state``), so the weights equal the in-memory
     weights on the same rows (to rounding). A continuous target and
     ``n_features_to_select="auto"`` (a shadow null over the rows) are refused
-    before this runs or here.
+    before this runs (:class:`~localselect._blockwise.BlockwiseFitMixin`),
+    which also assigns the returned record.
     """
     from sklearn.utils import check_random_state
 
     from localselect.margin import _rrelieff
 
     name = type(estimator).__name__
-    if estimator.n_features_to_select == "auto":
-        raise ValueError(
-            f"{name}(n_features_to_select='auto') draws shadow features over the rows, which "
-            "a Dask collection does not give; pass a number or a fraction of features, or "
-            "fit 'auto' on a sample in memory."
-        )
     n = summary.n
-    estimator.n_neighbors_ = min(estimator.n_neighbors, n - 1)
+    n_neighbors = min(estimator.n_neighbors, n - 1)
     refs = _rrelieff.reference_rows(
         estimator.max_samples, n, check_random_state(estimator.random_state)
     )
-    estimator.max_samples_ = len(refs)
     log(0, "%s: %d of %d rows as reference rows, on the workers", name, len(refs), n)
-    estimator.feature_importances_ = weights_from_blocks(
-        blocks, summary, estimator.classes_, counts, refs, estimator.n_neighbors_, log
+    weights = weights_from_blocks(
+        blocks, summary, estimator.classes_, counts, refs, n_neighbors, log
     )
+    return ReliefFCollectionFit(n_neighbors, len(refs), weights)

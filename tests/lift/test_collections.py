@@ -1,9 +1,10 @@
-"""LiftFeatureSelector on Dask collections (issue 38, item 2): counts on the workers.
+"""LiftFeatureSelector on Dask collections: contingency counts on the workers.
 
 Dask's synchronous scheduler for the quick checks (exact tertile edges equal
 ``np.quantile`` bit for bit, through many narrowing passes; every resolution
 equal to the in-memory fit: ranking, counters, regions, edges; the
-refusals); a real ``LocalCluster`` (slow) for the fit whose table is
+refusals; a refit on a collection keeps no attribute of an earlier in-memory fit
+that it does not set); a real ``LocalCluster`` (slow) for the fit whose table is
 generated on the workers, with spies showing that neither the client nor one
 task holds the table.
 """
@@ -18,6 +19,7 @@ dask = pytest.importorskip("dask")
 
 import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
+from sklearn.base import clone  # noqa: E402
 from sklearn.preprocessing import KBinsDiscretizer  # noqa: E402
 
 from localselect import LiftFeatureSelector  # noqa: E402
@@ -132,6 +134,19 @@ def test_refusals(synchronous):
         LiftFeatureSelector(max_features=1, discretizer=None).fit(Xd, yd)
     with pytest.raises(ValueError, match="target_class=7"):
         LiftFeatureSelector("profiles", max_features=1, target_class=7).fit(Xd, yd)
+
+
+def test_a_refit_on_a_collection_keeps_nothing_of_an_in_memory_fit(synchronous):
+    """The training rows' answers and a continuous target's bin edges go with the refit."""
+    X, y = _in_memory(1)
+    est = LiftFeatureSelector("profiles", max_features=2, min_support=0.05, max_seconds=None)
+    est.set_params(task="regression").fit(X, X[:, 0] + X[:, 1])
+    assert hasattr(est, "target_edges_") and hasattr(est, "local_support_")
+    Xd, yd = da.from_array(X, chunks=(300, FEATURES)), da.from_array(y, chunks=300)
+    est.set_params(task="auto").fit(Xd, yd)
+    stale = ("target_edges_", "local_support_", "local_relevance_")
+    assert not any(hasattr(est, name) for name in stale)
+    _same_fit(est, clone(est).fit(X, y))
 
 
 @pytest.mark.slow
