@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 from localselect._runtime._collections import RowBlocks, Summary, reduce_blocks
 from localselect.base import resolve_n_features
 from localselect.filters._fisher import fisher_from_moments
-from localselect.filters._mrmr import _greedy, _mi_from_joint
+from localselect.filters._mrmr import _greedy, _mi_from_joint, one_hot
 
 __all__ = [
     "FisherCollectionFit",
@@ -68,10 +68,7 @@ class MRMRCollectionFit(NamedTuple):
 
 
 def _onehot_classes(y, classes) -> NDArray[np.float64]:
-    codes = np.searchsorted(classes, np.asarray(y))
-    onehot = np.zeros((len(codes), len(classes)))
-    onehot[np.arange(len(codes)), codes] = 1.0
-    return onehot
+    return one_hot(np.searchsorted(classes, np.asarray(y)), len(classes))
 
 
 def _class_moments(x, y, offset, classes):
@@ -103,9 +100,7 @@ def _state_counts(x, y, offset, low, high, classes):
     """One block's contingency counts of three-state features: with y, and pairwise."""
     states = np.greater(x, low).astype(np.int64) + np.greater(x, high)
     n, m = states.shape
-    onehot = np.zeros((n, m, _STATES))
-    onehot[np.arange(n)[:, None], np.arange(m)[None, :], states] = 1.0
-    flat = onehot.reshape(n, m * _STATES)
+    flat = one_hot(states, _STATES).reshape(n, m * _STATES)
     return flat.T @ _onehot_classes(y, classes), flat.T @ flat
 
 

@@ -62,6 +62,7 @@ __all__ = [
     "f_statistic",
     "fstat_order",
     "mrmr_order",
+    "one_hot",
     "relevance_permuted",
 ]
 
@@ -77,6 +78,26 @@ def discretize_three_states(X: ArrayLike, scale: float = 1.0) -> NDArray[np.int6
     low = X.mean(axis=0) - scale * X.std(axis=0)
     high = X.mean(axis=0) + scale * X.std(axis=0)
     return np.greater(X, low).astype(np.int64) + np.greater(X, high)
+
+
+def one_hot(codes: ArrayLike, n_levels: int) -> NDArray[np.float64]:
+    """0/1 indicators of integer ``codes`` (``0 .. n_levels - 1``) along a new last axis.
+
+    The contingency tables of mRMR are products of these: ``flat.T @ y_onehot``
+    counts ``n(x_j = s, y = c)`` for every feature and state at once.
+
+    Parameters
+    ----------
+    codes : array-like of int, any shape
+        Level of each entry.
+    n_levels : int
+        Number of levels.
+
+    Returns
+    -------
+    indicators : ndarray of shape ``codes.shape + (n_levels,)``
+    """
+    return (np.asarray(codes)[..., None] == np.arange(n_levels)).astype(np.float64)
 
 
 def _mi_from_joint(joint: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -110,16 +131,12 @@ def relevance_permuted(states: NDArray[np.int64], codes: NDArray[np.intp]) -> ND
     n, m = states.shape
     n_states = int(states.max()) + 1
     n_classes = int(codes.max()) + 1
-    onehot = np.zeros((n, m, n_states))
-    onehot[np.arange(n)[:, None], np.arange(m)[None, :], states] = 1.0
-    flat = onehot.reshape(n, m * n_states)
+    flat = one_hot(states, n_states).reshape(n, m * n_states)
     out = np.empty((codes.shape[0], m))
     block = max(1, 2_000_000 // max(1, n * n_classes))
     for start in range(0, codes.shape[0], block):
         part = codes[start : start + block]
-        y_onehot = np.zeros((part.shape[0], n, n_classes))
-        y_onehot[np.arange(part.shape[0])[:, None], np.arange(n)[None, :], part] = 1.0
-        joint = np.einsum("nk,bnc->bkc", flat, y_onehot)
+        joint = np.einsum("nk,bnc->bkc", flat, one_hot(part, n_classes))
         out[start : start + part.shape[0]] = _mi_from_joint(
             joint.reshape(part.shape[0], m, n_states, n_classes)
         )
@@ -144,13 +161,12 @@ def mrmr_order(
     -------
     order : ndarray of shape (n_features_to_select,)
     """
-    n, m = states.shape
+    m = states.shape[1]
     _, y_idx = np.unique(np.asarray(y), return_inverse=True)
     n_states = int(states.max()) + 1
     # One-hot (n, m, S): a contingency table of any column against all columns is one product.
-    onehot = np.zeros((n, m, n_states))
-    onehot[np.arange(n)[:, None], np.arange(m)[None, :], states] = 1.0
-    y_onehot = np.eye(y_idx.max() + 1)[y_idx]
+    onehot = one_hot(states, n_states)
+    y_onehot = one_hot(y_idx, y_idx.max() + 1)
     relevance = _mi_from_joint(np.einsum("nms,nc->msc", onehot, y_onehot))
     k = min(n_features_to_select, m)
 
@@ -227,8 +243,7 @@ def f_statistic(X: ArrayLike, labellings: ArrayLike, regression: bool) -> NDArra
     block = max(1, 2_000_000 // max(1, n * n_classes))
     for start in range(0, codes.shape[0], block):
         part = codes[start : start + block]
-        onehot = np.zeros((part.shape[0], n, n_classes))
-        onehot[np.arange(part.shape[0])[:, None], np.arange(n)[None, :], part] = 1.0
+        onehot = one_hot(part, n_classes)
         counts = onehot.sum(axis=1)  # (B, C)
         sums = np.einsum("bnc,nm->bcm", onehot, Xc)
         with np.errstate(divide="ignore", invalid="ignore"):
