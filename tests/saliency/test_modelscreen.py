@@ -9,8 +9,9 @@ from sklearn.linear_model import LogisticRegression
 
 from localselect.datasets import make_instancewise_synthetic
 from localselect.saliency import ConditionalSaliencySelection
+from localselect.saliency._heldout import heldout_split
 from localselect.saliency._knockoffs import gaussian_knockoffs
-from localselect.saliency._modelscreen import model_screen, row_loss
+from localselect.saliency._modelscreen import model_screen
 
 
 def _table(seed, n=3000, d=30):
@@ -60,18 +61,6 @@ def test_model_screen_matches_the_loop(seed):
     kept, p = _screen_slow(X, y, seed, 0.2)
     np.testing.assert_allclose(res.pvalues, p, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(res.kept, kept)
-
-
-def test_row_loss_is_the_log_loss_of_the_true_class_or_the_squared_error():
-    X, y = _table(0, n=200, d=4)
-    clf = LogisticRegression().fit(X, y)
-    expected = -np.log(clf.predict_proba(X)[np.arange(200), y])
-    np.testing.assert_allclose(row_loss(clf, y, False)(X), expected, rtol=1e-12)
-    from sklearn.linear_model import LinearRegression
-
-    t = X @ np.arange(4.0)
-    reg = LinearRegression().fit(X, t + 0.1)
-    np.testing.assert_allclose(row_loss(reg, t, True)(X), (reg.predict(X) - t) ** 2)
 
 
 def test_model_screen_finds_a_main_effect_and_a_product_and_few_noise_columns():
@@ -151,7 +140,8 @@ def test_the_model_screen_never_reads_the_held_out_rows(wide):
     X, y, _ = wide
     est = ConditionalSaliencySelection(**CHEAP)
     n = len(X)
-    held = est._heldout_split(n, np.random.RandomState(0))[0]
+    rng = np.random.RandomState(0)  # the fit's first draw: its split
+    held = heldout_split(n, est.heldout_fraction, est.profile_fraction, est.n_neighbors, rng)[0]
     rows = np.lexsort((y, *est.fit(X, y).scaler_.transform(X)[:, est._order].T[::-1]))
     scrambled = y.copy()
     scrambled[rows[held]] = 1 - scrambled[rows[held]]

@@ -1,4 +1,4 @@
-"""The per-row knockoff+ rule (localselect.saliency._perrow) against slow references."""
+"""The per-row kernels (localselect.saliency._perrow) against slow references."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ local selector a per-row FDR: it fits the selector on the table augmented with
 model-X knockoffs and keeps, per row, what beats its knockoff copy.
 """
 
-from localselect.saliency._estimator import ConditionalSaliencySelection, FewHeldOutRowsWarning
+from localselect.saliency._estimator import ConditionalSaliencySelection
 from localselect.saliency._filter import LocalKnockoffFilter
+from localselect.saliency._heldout import FewHeldOutRowsWarning
 
 __all__ = ["ConditionalSaliencySelection", "FewHeldOutRowsWarning", "LocalKnockoffFilter"]

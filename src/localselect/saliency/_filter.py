@@ -20,9 +20,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import HasMethods, Interval, StrOptions
 from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
-from localselect.saliency._estimator import ConditionalSaliencySelection, _canonical_order
-from localselect.saliency._knockoffs import S_METHODS, KnockoffSampler, RowKeyedRandom
-from localselect.saliency._perrow import row_statistics, select_rows
+from localselect.saliency._estimator import ConditionalSaliencySelection
+from localselect.saliency._knockoffs import (
+    S_METHODS,
+    KnockoffSampler,
+    RowKeyedRandom,
+    knockoff_threshold,
+)
+from localselect.saliency._order import canonical_order
+from localselect.saliency._perrow import row_statistics
 from localselect.saliency._regions import RegionMap, learn_regions
 
 __all__ = ["LocalKnockoffFilter"]
@@ -263,7 +269,7 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
         n, d = X.shape
         # Work in a column and row order fixed by the data's contents, so that permuting
         # the features or the rows permutes the answer (the draws depend on the order).
-        self._order = _canonical_order(X)
+        self._order = canonical_order(X)
         Xc = X[:, self._order]
         rows = np.lexsort((codes, *Xc.T[::-1]))
         Xc, codes, Xin = Xc[rows], codes[rows], X[rows]
@@ -322,10 +328,13 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
         return a, b
 
     def _thresholds(self):
-        """Knockoff+ threshold of each region's filtered rows at the current ``fdr``."""
+        """Each region's threshold at the current ``fdr``: the smallest statistic of its
+        filtered rows that knockoff+ keeps (``inf`` when it keeps none)."""
         t = np.full(len(self._region_W), np.inf)
         for r, W in enumerate(self._region_W):
-            keep = select_rows(np.maximum(W, 0)[None], np.maximum(-W, 0)[None], self.fdr)[0]
+            # the smallest kept W, not eq. 1.9's t itself (an |W| of a negative statistic
+            # may lie below it): a new row keeps what a filtered row with its W would keep
+            keep = (W > 0) & (knockoff_threshold(W, self.fdr, offset=1) <= W)
             if keep.any():
                 t[r] = W[keep].min()
         return t

@@ -3,7 +3,9 @@
 Candès, Fan, Janson and Lv (2018), *Panning for gold: model-X knockoffs for
 high dimensional controlled variable selection*, JRSS-B 80(3): second-order
 (Gaussian) knockoffs with the equicorrelated construction (sec. 3.2) and the
-knockoff(+) threshold (Barber and Candès 2015, eq. 1.8-1.9).
+knockoff(+) threshold (Barber and Candès 2015, eq. 1.8-1.9), one implementation
+for a single set of statistics or a batch of rows (:func:`knockoff_thresholds`).
+The covariance behind every draw is :func:`shrunk_covariance` (Ledoit-Wolf).
 
 For correlated and non-Gaussian columns, :class:`KnockoffSampler`: a Gaussian
 copula (each column mapped to normal scores through its empirical distribution,
@@ -34,7 +36,9 @@ __all__ = [
     "gaussian_knockoffs",
     "knockoff_s",
     "knockoff_threshold",
+    "knockoff_thresholds",
     "second_order_statistic",
+    "shrunk_covariance",
     "target_columns",
 ]
 
@@ -148,17 +152,21 @@ def gaussian_knockoffs(
     return (mean + Z @ L.T) * sd
 
 
-def knockoff_threshold(W: NDArray[np.float64], fdr: float, *, offset: int = 0) -> float:
-    """Smallest ``t`` with ``(offset + #{W <= -t}) / max(1, #{W >= t}) <= fdr``.
+def knockoff_thresholds(
+    W: NDArray[np.float64], fdr: float, *, offset: int = 0
+) -> NDArray[np.float64]:
+    """The knockoff(+) threshold of each row of ``W``: the one implementation, vectorised.
 
+    Row ``i``'s threshold is the smallest ``t`` among the non-zero ``|W_ij|``
+    with ``(offset + #{j : W_ij <= -t}) / max(1, #{j : W_ij >= t}) <= fdr``:
     Barber and Candès (2015), eq. (1.8) (``offset=0``, knockoff) and (1.9)
-    (``offset=1``, knockoff+). ``t`` ranges over the non-zero ``|W_j|``.
+    (``offset=1``, knockoff+).
 
     Parameters
     ----------
-    W : ndarray of shape (n_features,)
-        Antisymmetric statistics: swapping a feature with its knockoff flips
-        the sign of its ``W_j``.
+    W : ndarray of shape (n_rows, n_statistics)
+        Antisymmetric statistics, one set per row: swapping a feature with its
+        knockoff flips the sign of its ``W``.
     fdr : float
         Target false discovery rate ``q``.
     offset : {0, 1}, default=0
@@ -166,16 +174,78 @@ def knockoff_threshold(W: NDArray[np.float64], fdr: float, *, offset: int = 0) -
 
     Returns
     -------
-    t : float
-        The threshold; ``inf`` when no ``t`` qualifies (nothing selected).
+    t : ndarray of shape (n_rows,)
+        Each row's threshold; ``inf`` where no ``t`` qualifies (nothing selected).
+
+    Notes
+    -----
+    One stable sort per row, O(n_rows n_statistics log n_statistics). The
+    counts at ``t`` are read at the last of each run of equal ``|W|`` in the
+    descending order, so ties count whole.
     """
-    cand = np.sort(np.abs(W[W != 0]))
-    if cand.size == 0:
-        return np.inf
-    neg = W.size - np.searchsorted(np.sort(-W), cand, side="left")  # #{W <= -t}
-    pos = W.size - np.searchsorted(np.sort(W), cand, side="left")  # #{W >= t}
-    ok = (offset + neg) / np.maximum(pos, 1) <= fdr
-    return float(cand[np.argmax(ok)]) if ok.any() else np.inf
+    if W.shape[1] == 0:
+        return np.full(W.shape[0], np.inf)
+    A = np.abs(W)
+    order = np.argsort(-A, axis=1, kind="stable")
+    A = np.take_along_axis(A, order, axis=1)
+    S = np.take_along_axis(np.sign(W), order, axis=1)
+    pos = np.cumsum(S > 0, axis=1)  # #{W >= A[:, r]} when A[:, r] ends a run of ties
+    neg = np.cumsum(S < 0, axis=1)
+    last = np.ones_like(A, dtype=bool)
+    last[:, :-1] = A[:, :-1] != A[:, 1:]  # the last statistic of each run of equal |W|
+    ok = last & (A > 0) & ((offset + neg) / np.maximum(pos, 1) <= fdr)
+    # the smallest qualifying t is the qualifying |W| furthest down the descending order
+    r = A.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1)
+    return np.where(ok.any(axis=1), A[np.arange(A.shape[0]), r], np.inf)
+
+
+def knockoff_threshold(W: NDArray[np.float64], fdr: float, *, offset: int = 0) -> float:
+    """Smallest ``t`` with ``(offset + #{W <= -t}) / max(1, #{W >= t}) <= fdr``.
+
+    Barber and Candès (2015), eq. (1.8) (``offset=0``, knockoff) and (1.9)
+    (``offset=1``, knockoff+). ``t`` ranges over the non-zero ``|W_j|``. The
+    one-row case of :func:`knockoff_thresholds`.
+
+    Parameters
+    ----------
+    W : ndarray of shape (n_features,)
+        One set of antisymmetric statistics.
+    fdr : float
+        The level ``q``.
+    offset : {0, 1}, default=0
+        1 for knockoff+ (eq. 1.9), 0 for eq. 1.8.
+
+    Returns
+    -------
+    t : float
+        ``inf`` when no ``t`` qualifies (nothing selected).
+    """
+    return float(knockoff_thresholds(np.asarray(W).reshape(1, -1), fdr, offset=offset)[0])
+
+
+def shrunk_covariance(Z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Ledoit-Wolf shrunk covariance of the rows ``Z``, with a ``1e-9`` ridge on the diagonal.
+
+    ``(1 - delta) S + delta mu I + 1e-9 I``, with ``S`` the empirical
+    covariance of the centred rows, ``mu`` its mean eigenvalue and ``delta``
+    the estimated optimal shrinkage of Ledoit and Wolf (2004), *A
+    well-conditioned estimator for large-dimensional covariance matrices*,
+    J. Multivariate Anal. 88(2), 365-411 (``sklearn.covariance.LedoitWolf``).
+    The ridge keeps it positive definite for the knockoff constructions
+    (:func:`gaussian_knockoffs`, Candès et al. 2018, eq. 3.2), which solve
+    with it. Every knockoff draw of this folder starts from it.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        Rows.
+
+    Returns
+    -------
+    cov : ndarray of shape (n_features, n_features)
+    """
+    d = Z.shape[1]
+    return LedoitWolf(store_precision=False).fit(Z).covariance_ + 1e-9 * np.eye(d)
 
 
 def target_columns(target: NDArray, regression: bool) -> NDArray[np.float64]:
@@ -302,8 +372,7 @@ class KnockoffSampler:
         self.sorted_ = np.sort(X, axis=0)
         self.mean_, sd = X.mean(axis=0), X.std(axis=0)
         self.scale_ = np.where(sd > 0, sd, 1.0)
-        Z = self._scores(X, rng)
-        cov = LedoitWolf(store_precision=False).fit(Z).covariance_ + 1e-9 * np.eye(d)
+        cov = shrunk_covariance(self._scores(X, rng))
         sd = np.sqrt(np.diag(cov))
         self.corr_ = cov / np.outer(sd, sd)
         self.s_ = knockoff_s(self.corr_, self.method)

@@ -2,11 +2,12 @@
 
 Before the per-row model is fitted on many columns, a first model of the same
 kind is fitted on part of the model's own rows; each column's loss change when
-it is replaced by a model-X knockoff draw (Candès et al. 2018) is averaged over
-the remaining rows, and a one-sided z-test of that mean with
-Benjamini-Hochberg across the columns decides which columns the per-row model
-gets. Rows held out for the per-row test are never read, so its p-values stay
-valid whatever this keeps. Kernel only: no input validation, no estimators.
+it is replaced by a model-X knockoff draw (Candès et al. 2018;
+:mod:`localselect.saliency._losschange`) is averaged over the remaining rows,
+and a one-sided z-test of that mean with Benjamini-Hochberg across the columns
+decides which columns the per-row model gets. Rows held out for the per-row
+test are never read, so its p-values stay valid whatever this keeps. Kernel
+only: no input validation, no estimators.
 """
 
 from __future__ import annotations
@@ -17,17 +18,29 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import norm
-from sklearn.covariance import LedoitWolf
 
 from localselect.saliency._knockoffs import (
     gaussian_knockoffs,
     knockoff_threshold,
     second_order_statistic,
+    shrunk_covariance,
     target_columns,
 )
+from localselect.saliency._losschange import knockoff_loss_changes, row_loss
 from localselect.saliency._perrow import bh_rows
 
-__all__ = ["ModelScreenResult", "knockoff_loss_changes", "model_screen", "row_loss"]
+__all__ = [
+    "MODEL_SCREEN_COLUMNS",
+    "MODEL_SCREEN_LEVEL",
+    "ModelScreenResult",
+    "model_screen",
+    "model_screen_runs",
+]
+
+#: ``model_screen="auto"`` screens the columns on more than this many columns, and keeps
+#: those passing Benjamini-Hochberg at this level across the columns.
+MODEL_SCREEN_COLUMNS = 20
+MODEL_SCREEN_LEVEL = 0.1
 
 
 class ModelScreenResult(NamedTuple):
@@ -35,68 +48,6 @@ class ModelScreenResult(NamedTuple):
 
     kept: NDArray[np.intp]
     pvalues: NDArray[np.float64]
-
-
-def row_loss(model, y: NDArray, regression: bool) -> Callable[[NDArray], NDArray]:
-    """Per-row loss of ``model`` against ``y``: squared error, or log-loss of the true class.
-
-    Parameters
-    ----------
-    model : fitted estimator
-        A regressor, or a classifier with ``predict_proba`` fitted on class codes.
-    y : ndarray of shape (n_rows,)
-        Targets (class codes for a classifier).
-    regression : bool
-        Which loss.
-
-    Returns
-    -------
-    loss : callable
-        ``loss(Z)``: the loss of each row of ``Z`` (same rows as ``y``).
-    """
-    if regression:
-        return lambda Z: (model.predict(Z) - y) ** 2
-    col = np.minimum(np.searchsorted(model.classes_, y), len(model.classes_) - 1)
-    rows = np.arange(len(y))
-    return lambda Z: -np.log(np.clip(model.predict_proba(Z)[rows, col], 1e-12, 1.0))
-
-
-def knockoff_loss_changes(
-    X: NDArray[np.float64],
-    loss: Callable[[NDArray], NDArray],
-    cov: NDArray[np.float64],
-    rng: np.random.RandomState,
-    n_draws: int,
-) -> NDArray[np.float64]:
-    """Each row's loss change when each column alone is replaced by a Gaussian knockoff draw.
-
-    ``D_ij = mean_k loss(x with x_j := x~_j^(k))_i - loss(x)_i`` over ``n_draws``
-    draws of model-X knockoffs ``x~`` with covariance ``cov`` (Candès et al.
-    2018), one draw of the whole table per ``k``.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_rows, n_features)
-    loss : callable
-        Per-row loss of a table shaped like ``X`` (:func:`row_loss`).
-    cov : ndarray of shape (n_features, n_features)
-    rng : RandomState
-    n_draws : int
-
-    Returns
-    -------
-    D : ndarray of shape (n_rows, n_features)
-    """
-    base = loss(X)
-    D = np.zeros(X.shape)
-    for _ in range(n_draws):
-        K = gaussian_knockoffs(X, cov, rng)
-        Xr = X.copy()
-        for j in range(X.shape[1]):
-            Xr[:, j] = K[:, j]
-            D[:, j] += loss(Xr) - base
-            Xr[:, j] = X[:, j]
-    return D / n_draws
 
 
 def model_screen(
@@ -153,9 +104,8 @@ def model_screen(
     m = max(2, round(test_fraction * n))
     test, fit = perm[:m], perm[m:]
     model = make_model(fit.size).fit(X[fit], target[fit])
-    cov = LedoitWolf(store_precision=False).fit(X[fit]).covariance_ + 1e-9 * np.eye(d)
     D = knockoff_loss_changes(
-        X[test], row_loss(model, target[test], regression), cov, rng, n_draws
+        X[test], row_loss(model, target[test], regression), shrunk_covariance(X[fit]), rng, n_draws
     )
     sd = D.std(axis=0, ddof=1)
     z = np.divide(D.mean(axis=0) * np.sqrt(m), sd, out=np.full(d, -np.inf), where=sd > 0)
@@ -163,7 +113,26 @@ def model_screen(
     keep = bh_rows(p[None, :], level)[0]
     if pairs:
         Y = target_columns(target, regression)
-        full = LedoitWolf(store_precision=False).fit(X).covariance_ + 1e-9 * np.eye(d)
-        W = second_order_statistic(X, gaussian_knockoffs(X, full, rng), Y)
+        W = second_order_statistic(X, gaussian_knockoffs(X, shrunk_covariance(X), rng), Y)
         keep |= knockoff_threshold(W, level) <= W
     return ModelScreenResult(np.flatnonzero(keep), p)
+
+
+def model_screen_runs(setting: str | bool, n_columns: int) -> bool:
+    """Whether the model screen runs: ``setting`` True, or ``"auto"`` on more than
+    :data:`MODEL_SCREEN_COLUMNS` columns.
+
+    Parameters
+    ----------
+    setting : "auto" or bool
+        The estimator's ``model_screen``.
+    n_columns : int
+        Columns the model would get without it.
+
+    Returns
+    -------
+    runs : bool
+    """
+    if setting == "auto":
+        return n_columns > MODEL_SCREEN_COLUMNS
+    return bool(setting)

@@ -1,12 +1,21 @@
-"""Per-row knockoff selection: which features matter for each row, at a target FDR.
+"""Per-row kernels: which features matter around each row, tested on pooled rows.
 
-The rule behind every local selector's ``fdr`` in this package (the saliency
-selector and the knockoff meta-estimator): each row's relevance of a feature
-is compared with the relevance of the feature's knockoff copy for the same row,
-and the knockoff+ threshold of Barber and Candès (2015, eq. 1.9) is applied to
-the statistics of the row pooled with those of its neighbourhood, in the
-spirit of Gimenez and Zou (2019, ICML), who run knockoffs within the regions of
-a partition. Kernel only: no input validation, no estimators.
+What the held-out rule of :class:`~localselect.saliency.ConditionalSaliencySelection`
+runs on (:mod:`localselect.saliency._heldout`): :func:`pool_rows` chooses the
+held-out rows pooled with a row (near in saliency profile, those sharing the
+row's support first), :func:`loss_change_pvalues` turns their loss changes
+under a knockoff swap into one-sided p-values, and :func:`bh_rows` applies
+Benjamini-Hochberg (1995) within each row (the model screen applies it across
+the columns).
+
+Besides, the per-row knockoff statistics: :func:`row_statistics`, the signed
+maximum of a feature's relevance and its knockoff copy's (Barber and Candès
+2015, sec. 2.2), which :class:`~localselect.saliency.LocalKnockoffFilter`
+thresholds per region, and :func:`select_rows`, the knockoff+ threshold (eq.
+1.9) over each row's pool of such statistics. No estimator of this package
+uses :func:`select_rows`: on the saliency selector's statistics it was
+measured too liberal (its docstring has the numbers). Kernels only: no input
+validation, no estimators.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import ndtr
+
+from localselect.saliency._knockoffs import knockoff_thresholds
 
 __all__ = [
     "bh_rows",
@@ -62,7 +73,8 @@ def select_rows(
     ``W = row_statistics(relevance, knockoff_relevance)``. Row ``i``'s pool is
     the statistics of the rows ``neighbors[i]`` (all their features; the row
     itself belongs in the list when it should count), and ``t_i`` is the
-    knockoff+ threshold of that pool,
+    knockoff+ threshold of that pool
+    (:func:`~localselect.saliency._knockoffs.knockoff_thresholds`),
 
     ``t_i = min{t > 0 : (offset + #{W_pool <= -t}) / max(1, #{W_pool >= t}) <= fdr}``
 
@@ -93,12 +105,11 @@ def select_rows(
     independent across rows: a model that uses a null feature a little more
     than its copy makes ``W_ij > 0`` for most rows at once, and a model that
     blurs a switch leaks saliency to the other regime's features, which their
-    copies do not see. Measured (issue 36, histogram gradient boosting on
-    ``[X, X~]``, 10,000 rows, pools of 101 rows, fdr 0.1): realized per-row
+    copies do not see. Measured with histogram gradient boosting on
+    ``[X, X~]`` (10,000 rows, pools of 101 rows, fdr 0.1): realized per-row
     FDR 22.8 % on Syn4 and 42.9 % on Syn6, 38-50 % on Syn4-Syn6 with the
     statistics averaged over 30 neighbours first. Treat the bound as
-    conditional on the
-    flip-sign property, which this function cannot check.
+    conditional on the flip-sign property, which this function cannot check.
 
     Parameters
     ----------
@@ -153,24 +164,8 @@ def select_rows(
     t = np.empty(n)
     for lo in range(0, n, step):
         P = W[pool[lo : lo + step]].reshape(-1, pool.shape[1] * d)
-        t[lo : lo + step] = _thresholds(P, fdr, offset)
+        t[lo : lo + step] = knockoff_thresholds(P, fdr, offset=offset)
     return (W[:n] > 0) & (t[:, None] <= W[:n])
-
-
-def _thresholds(P: NDArray[np.float64], fdr: float, offset: int) -> NDArray[np.float64]:
-    """The knockoff(+) threshold of each row of ``P`` (vectorised over rows)."""
-    A = np.abs(P)
-    order = np.argsort(-A, axis=1, kind="stable")
-    A = np.take_along_axis(A, order, axis=1)
-    S = np.take_along_axis(np.sign(P), order, axis=1)
-    pos = np.cumsum(S > 0, axis=1)  # #{W >= A[:, r]} when A[:, r] ends a run of ties
-    neg = np.cumsum(S < 0, axis=1)
-    last = np.ones_like(A, dtype=bool)
-    last[:, :-1] = A[:, :-1] != A[:, 1:]  # the last statistic of each run of equal |W|
-    ok = last & (A > 0) & ((offset + neg) / np.maximum(pos, 1) <= fdr)
-    # the smallest qualifying t is the qualifying |W| furthest down the descending order
-    r = A.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1)
-    return np.where(ok.any(axis=1), A[np.arange(A.shape[0]), r], np.inf)
 
 
 def loss_change_pvalues(

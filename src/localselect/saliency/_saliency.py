@@ -1,7 +1,8 @@
 """Saliency of a fitted classifier under marginal replacement.
 
 How much replacing each feature of a row by quantiles of the feature's marginal
-distribution (not its distribution given the other features) moves the row's prediction.
+distribution (not its distribution given the other features) moves the row's prediction;
+and the profiles' unit-length form by which rows are compared (cosine neighbours).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "model_saliency",
     "quantile_grid",
     "saliency",
+    "unit_profiles",
 ]
 
 #: Rows x replacement values predicted at once (bounds memory).
@@ -164,3 +166,20 @@ def mlp_saliency(
             q = _mlp_proba(model, (A0[None] + shift).reshape(m * b, -1)).reshape(m, b, -1)
             S[lo : lo + b, j] = 0.5 * np.abs(q - p[None]).sum(axis=2).mean(axis=0)
     return S
+
+
+def unit_profiles(S: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Saliency profiles scaled to unit length (cosine neighbours); all-zero rows stay zero.
+
+    Parameters
+    ----------
+    S : ndarray of shape (n_rows, n_features)
+        Saliency profiles, one row each.
+
+    Returns
+    -------
+    P : ndarray of shape (n_rows, n_features)
+        ``S`` over each row's Euclidean norm.
+    """
+    norm = np.linalg.norm(S, axis=1, keepdims=True)
+    return np.divide(S, norm, out=np.zeros_like(S), where=norm > 0)
