@@ -61,3 +61,16 @@ def test_pooling_averages_the_cosine_nearest_reference_profiles():
     euclid = (S + ref[np.argsort(dist, axis=1, kind="stable")[:, :7]].sum(axis=1)) / 8
     euclid /= euclid.max(axis=1, keepdims=True)
     assert np.abs(euclid - expected).max() > 0.05
+
+
+def test_the_default_model_fits_a_continuous_target():
+    # The default MLP takes its layer sizes by keyword: scikit-learn 1.9's MLPRegressor has
+    # another first positional parameter (a positional (100, 100) was read as its loss).
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((250, 4))
+    y = X[:, 0] + 0.1 * rng.standard_normal(250)
+    est = ConditionalSaliencySelection(per_row="relative", screen=False, random_state=0)
+    est.fit(X, y)
+    assert est.task_ == "regression"
+    assert est.estimator_.hidden_layer_sizes == (100, 100)
+    assert est.local_relevance(X[:5]).shape == (5, 4)

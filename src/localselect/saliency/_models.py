@@ -122,7 +122,7 @@ class ModelFactory(NamedTuple):
             # early stopping holds out a stratified tenth: only on tables that have one
             return cls(random_state=seed, **{**_BOOSTING, "early_stopping": n_samples >= 1000})
         return (MLPRegressor if regression else MLPClassifier)(
-            (100, 100),
+            hidden_layer_sizes=(100, 100),
             alpha=0.001,
             early_stopping=n_samples >= 200,
             max_iter=300,
