@@ -125,6 +125,27 @@ def test_every_fitted_estimator_round_trips_with_identical_outputs(est, tmp_path
         pd.testing.assert_frame_equal(loaded.results_, est.results_)
 
 
+def test_a_knockoff_filter_with_learnt_regions_round_trips(tmp_path):
+    # The learnt regions are a tree of the filter's own (not a scikit-learn type): the
+    # declaration lists it, so the model file loads.
+    from localselect import LocalKnockoffFilter
+    from localselect.datasets import make_instancewise_synthetic
+    from localselect.utils import fast_params
+
+    X, y, _ = make_instancewise_synthetic(800, "syn4", random_state=0)
+    est = LocalKnockoffFilter(**{**fast_params("LocalKnockoffFilter", "check"), "regions": "auto"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+    assert type(est.region_map_.tree).__name__ == "SwitchTree"
+    path = tmp_path / "model.skops"
+    save_model({"estimator": est}, path)
+    loaded = load_model(path)["estimator"]
+    np.testing.assert_array_equal(
+        loaded.get_local_support(X[:100]), est.get_local_support(X[:100])
+    )
+
+
 def test_select_saves_skops_with_int_seeds_and_predict_loads_it(tmp_path, capsys):
     rng = np.random.default_rng(1)
     frame = pd.DataFrame(rng.normal(size=(60, 3)), columns=["a", "b", "c"])

@@ -29,7 +29,7 @@ from localselect.saliency._knockoffs import (
 )
 from localselect.saliency._order import canonical_order
 from localselect.saliency._perrow import row_statistics
-from localselect.saliency._regions import RegionMap, learn_regions
+from localselect.saliency._regions import RegionMap, SwitchTree, learn_regions
 
 __all__ = ["LocalKnockoffFilter"]
 
@@ -204,7 +204,13 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
         },
         demo={"random_state": 0},
         # the sampler, the learnt regions, and what the default saliency selector holds
-        holds=(KnockoffSampler, RegionMap, *ConditionalSaliencySelection._declaration.holds),
+        holds=(
+            KnockoffSampler,
+            RegionMap,
+            SwitchTree,
+            "localselect.saliency._regions._Features",
+            *ConditionalSaliencySelection._declaration.holds,
+        ),
     )
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "local_relevance"]), None],
