@@ -42,7 +42,7 @@ def test_verbose_shows_the_traceback():
 def test_datasets_list_shows_every_manifest_dataset(capsys, data_home, monkeypatch):
     from localselect.datasets import list_datasets
 
-    monkeypatch.setenv("COLUMNS", "80")  # issue #20: headers were cut to 1-2 characters
+    monkeypatch.setenv("COLUMNS", "80")  # headers were once cut to 1-2 characters
     assert main(["datasets", "list"]) == 0
     out = capsys.readouterr().out
     names = list_datasets()["name"]
@@ -63,7 +63,7 @@ def test_demo_runs_every_estimator_and_writes_a_report(capsys, tmp_path, monkeyp
 
     from localselect.utils import all_estimators
 
-    monkeypatch.setenv("COLUMNS", "80")  # issue #20: piped or 80 columns, rows wrapped
+    monkeypatch.setenv("COLUMNS", "80")  # piped or 80 columns: rows wrapped
     code = main(["demo", "--quick", "--report", str(tmp_path)])
     captured = capsys.readouterr()
     out = captured.out
@@ -73,7 +73,7 @@ def test_demo_runs_every_estimator_and_writes_a_report(capsys, tmp_path, monkeyp
     for name, _ in all_estimators(["classifier", "selector"]):
         assert name in out
         assert (results["method"] == name).sum() == 2  # one row per problem
-    # A discretizer is a helper of LLDS, not a method with an accuracy (issue #20).
+    # A discretizer is a helper of LLDS, not a method with an accuracy.
     assert "MahalanobisQuantileDiscretizer" not in out
     assert "MahalanobisQuantileDiscretizer" not in set(results["method"])
     # Every line fits 80 columns (bytes: the acceptance check is `awk 'length > 80'`),
@@ -88,7 +88,7 @@ def test_demo_runs_every_estimator_and_writes_a_report(capsys, tmp_path, monkeyp
     page = (tmp_path / "report.html").read_text()
     assert "<table" in page and "FisherScore on lfs_synthetic" in page
     assert "data:image/png;base64," in page
-    # the page leads with the answer (issue 39): regimes in words before the table
+    # the page leads with the answer: regimes in words before the table
     answer = page.index("The answer: which features matter where")
     assert answer < page.index("<table") and answer < page.index("Every method")
     assert "lfs_synthetic: " in page and "regime" in page[answer : page.index("Every method")]
@@ -102,7 +102,7 @@ def test_python_dash_m_entry_point():
 
 
 def test_help_imports_no_numeric_stack():
-    # Issue #20: `localselect --help` took 2.3 s importing every estimator.
+    # `localselect --help` once took 2.3 s importing every estimator.
     code = (
         "import sys; from localselect.cli import build_parser; build_parser(); "
         "heavy = [m for m in ('numpy', 'pandas', 'sklearn', 'scipy') if m in sys.modules]; "

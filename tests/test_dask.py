@@ -1,4 +1,4 @@
-"""Scale-out (issue #8): the joblib work of every method runs on a real Dask cluster.
+"""Scale-out: the joblib work of every method runs on a real Dask cluster.
 
 A ``dask.distributed.LocalCluster`` with two worker *processes* is started once for the
 module (the ``dask_client`` fixture of the root ``conftest.py``); each check fits the

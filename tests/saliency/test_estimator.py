@@ -1,5 +1,4 @@
-"""ConditionalSaliencySelection: per-row power and FDR on INVASE's designs, and its contract
-(issue #31)."""
+"""ConditionalSaliencySelection: per-row power and FDR on INVASE's designs, and its contract."""
 
 from __future__ import annotations
 
@@ -40,13 +39,13 @@ def _check_power_and_fdr(est, Xt, Rt, tpr_measured):
 
 
 def test_syn6_per_row_power_and_fdr_at_defaults(syn6):
-    # Issue 36's quick check (10,000 training rows, d = 11, defaults: fdr 0.1; the figures
+    # The quick check (10,000 training rows, d = 11, defaults: fdr 0.1; the figures
     # at SYN6_TPR).
     _check_power_and_fdr(*syn6, SYN6_TPR)
 
 
 def test_syn4_per_row_power_and_fdr_at_defaults():
-    # Issue 36's quick check on the hard case: rows near the switch on x11 can pool with rows
+    # The quick check on the hard case: rows near the switch on x11 can pool with rows
     # of the other regime. This fit gives 11.4 %; the two other quick fits at SYN4_TPR give
     # 12.5 and 15.1 % (the full run, 10,000 test rows: docs/index.md).
     X, y, _ = make_instancewise_synthetic(10_000, "syn4", random_state=1)
@@ -87,7 +86,7 @@ def _switch(n, seed, d=10):
 
 
 def test_continuous_switch_design():
-    # Issue 37 item 3: TPR >= 85 %, FDR <= 15 % on held-out rows. Measured at 10,000 rows
+    # The target: TPR >= 85 %, FDR <= 15 % on held-out rows. Measured at 10,000 rows
     # (seeds 0, 2, 4): 98.8 / 1.3, 98.7 / 1.7, 98.8 / 1.2 (this test is the first); with the
     # nearest shared profiles before: 98.8 / 2.1, 98.7 / 3.7, 98.8 / 7.2.
     X, y, _ = _switch(10_000, 0)

@@ -1,4 +1,4 @@
-"""LocalKnockoffFilter: the per-row knockoff filter around any local selector (issue #36)."""
+"""LocalKnockoffFilter: the per-row knockoff filter around any local selector."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""KnockoffSampler, knockoff_s and RowKeyedRandom (issue #36, item 4)."""
+"""KnockoffSampler, knockoff_s and RowKeyedRandom."""
 
 from __future__ import annotations
 

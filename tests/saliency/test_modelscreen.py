@@ -154,7 +154,7 @@ def test_the_model_screen_never_reads_the_held_out_rows(wide):
 
 @pytest.mark.slow
 def test_syn4_at_d100_keeps_the_power_of_d11():
-    # issue 36's d = 100 target: TPR within 5 points of d = 11 (94.8 in the full run) at the
+    # the d = 100 target: TPR within 5 points of d = 11 (94.8 in the full run) at the
     # same FDR bound. The full run gives 95.9 / 8.8; without the model screen 66.1 / 11.2
     # (the boosted model misses x1 x2 among 100 columns).
     X, y, _ = make_instancewise_synthetic(10_000, "syn4", n_features=100, random_state=0)

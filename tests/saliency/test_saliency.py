@@ -1,4 +1,4 @@
-"""The saliency kernels (localselect.saliency._saliency) against slow references (issue #31)."""
+"""The saliency kernels (localselect.saliency._saliency) against slow references."""
 
 from __future__ import annotations
 

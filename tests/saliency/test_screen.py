@@ -1,4 +1,4 @@
-"""The knockoff screen's false discovery rate on null and sparse tables (issue 36, item 1).
+"""The knockoff screen's false discovery rate on null and sparse tables.
 
 Measured with the pre-issue-36 rule (plain knockoff threshold at ``fdr`` for each of the two
 filters, every feature kept when neither keeps one) on Syn1 (1,000 rows, d = 30, 20 draws,
