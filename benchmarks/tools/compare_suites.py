@@ -11,7 +11,20 @@ import math
 import sys
 from pathlib import Path
 
-VOLATILE = ("seconds", "time", "memory", "mib", "mb", "peak", "load", "speed", "ratio", "rate_per")
+VOLATILE = (
+    "seconds",
+    "time",
+    "memory",
+    "mib",
+    "mb",
+    "peak",
+    "load",
+    "speed",
+    "ratio",
+    "rate_per",
+    # CPU seconds per representative of the lfs-fig11 suite
+    "per_representative",
+)
 
 
 def volatile(key):
@@ -19,7 +32,7 @@ def volatile(key):
     return any(v in k for v in VOLATILE)
 
 
-TIMED_METRICS = ("(s)", "second", "time", "memory", "speed", "within target", "(mb)")
+TIMED_METRICS = ("(s)", "second", "time", "memory", "speed", "within target", "(mb)", "(mib)")
 
 
 def clean(rec):
