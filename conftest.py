@@ -39,6 +39,17 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "localselect"))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """``-n`` without ``--dist``: idle workers take queued tests from busy ones (worksteal).
+
+    The tests take from milliseconds to minutes; with pytest-xdist's default (``load``) one
+    worker was left with four minutes of queued saliency tests while the other sat idle.
+    """
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        config.option.dist = "worksteal"
+
+
 @pytest.fixture(scope="session")
 def data_home():
     """The shared benchmark data directory; skips the test when it is absent."""
