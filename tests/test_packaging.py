@@ -89,3 +89,45 @@ def test_the_wheel_holds_the_library_and_not_its_benchmarks():
     assert bench["entry-points"]["localselect.commands"] == {
         "bench": "localselect_benchmarks._cli"
     }
+
+
+def test_the_oldest_versions_stage_runs_a_listed_selection_that_is_not_empty():
+    # .ci/wheel-min runs the tests named in .ci/minversions.txt at the oldest versions: each
+    # entry must name an existing file or folder holding at least one test that is not slow
+    # (or be a Markdown file of doctests), so the stage cannot quietly test nothing.
+    import ast
+
+    listing = ROOT / ".ci" / "minversions.txt"
+    entries = [
+        line.split("#")[0].strip()
+        for line in listing.read_text().splitlines()
+        if line.split("#")[0].strip()
+    ]
+    assert "minversions.txt" in (ROOT / ".ci" / "wheel-min").read_text()
+    assert len(entries) >= 10, entries
+    assert "tests/test_common.py" in entries and "tests/test_packaging.py" in entries
+
+    def runs_a_test(path: Path) -> bool:
+        if path.suffix == ".md":
+            return ">>> " in path.read_text()
+        files = [path] if path.is_file() else sorted(path.rglob("test_*.py"))
+        for file in files:
+            tree = ast.parse(file.read_text())
+            if any(
+                isinstance(node, ast.Assign)
+                and any(getattr(t, "id", None) == "pytestmark" for t in node.targets)
+                and any(m in ast.unparse(node.value) for m in ("slow", "CLUSTER_MARKS"))
+                for node in tree.body
+            ):
+                continue  # a module marked slow as a whole
+            for node in tree.body:
+                if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+                    marks = [ast.unparse(d) for d in node.decorator_list]
+                    if not any(m.endswith("mark.slow") for m in marks):
+                        return True
+        return False
+
+    missing = [e for e in entries if not (ROOT / e).exists()]
+    assert not missing, f".ci/minversions.txt names paths that do not exist: {missing}"
+    empty = [e for e in entries if not runs_a_test(ROOT / e)]
+    assert not empty, f".ci/minversions.txt names paths without a test that is not slow: {empty}"
