@@ -80,3 +80,30 @@ def separate_scheduler(tmp_path):
 
     with separate_scheduler(tmp_path) as client_and_pid:
         yield client_and_pid
+
+
+#: Tests that take minutes (``pytest -m slow --durations`` on 2 cores), longest families first:
+#: under ``-n`` they start at once, so that no worker begins a six-minute test while the other
+#: has nothing left to take.
+LONG_FIRST = (
+    "test_bench_all_quick.py",
+    "evidence/test_auto.py",
+    "saliency/test_screen.py",
+    "test_regimes.py",
+    "gp/test_reproduction.py",
+    "margin/test_reproduction.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist, the :data:`LONG_FIRST` families first (a stable sort: every
+    worker collects the same order, and each file's tests stay together)."""
+    if not getattr(config.option, "numprocesses", None):
+        return
+
+    def rank(item):
+        return next(
+            (i for i, part in enumerate(LONG_FIRST) if part in item.nodeid), len(LONG_FIRST)
+        )
+
+    items.sort(key=rank)
