@@ -30,8 +30,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import HasMethods, Interval, StrOptions
-from localselect._runtime import MeasuredCost
 from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
+from localselect.saliency._cost import FIT_COST
 from localselect.saliency._heldout import HeldOutTest, LastAnswer, fit_heldout, heldout_split
 from localselect.saliency._knockoffs import gaussian_knockoffs, shrunk_covariance
 from localselect.saliency._models import ModelFactory, on_n_jobs_threads
@@ -329,15 +329,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
             "sklearn.neighbors._ball_tree.BallTree",
             "sklearn.metrics._dist_metrics.EuclideanDistance64",
         ),
-        size=MeasuredCost(
-            194.3,
-            20_000,
-            1.6,
-            "fits its model and compares each row's saliency profile with its held-out "
-            "neighbours' ({n} rows; about N^{p:.1f} measured at 5,000 and 20,000 rows of 20 "
-            "features, 22.0 s and 194.3 s, quiet machine)",
-            instead="use ReliefF with max_samples, whose cost is linear in N",
-        ),
+        size=FIT_COST,
     )
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict"]), None],
