@@ -104,4 +104,6 @@ def test_model_saliency_of_other_models_and_narrow_tables_uses_predict_proba():
 
 def test_unit_profiles_scale_rows_to_length_one_and_keep_zero_rows():
     S = np.array([[3.0, 4.0], [0.0, 0.0], [0.0, 2.0]])
-    np.testing.assert_array_equal(unit_profiles(S), [[0.6, 0.8], [0.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_allclose(
+        unit_profiles(S), [[0.6, 0.8], [0.0, 0.0], [0.0, 1.0]], rtol=1e-15, atol=0
+    )

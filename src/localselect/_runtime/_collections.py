@@ -43,6 +43,7 @@ __all__ = [
     "reduce_blocks",
     "row_blocks",
     "summarise",
+    "summarise_columns",
 ]
 
 #: Fan-in of the tree reductions (results merged per task).
@@ -365,6 +366,33 @@ def summarise(blocks: RowBlocks, log: Any = None) -> Summary:
     return reduce_blocks(
         blocks, _summarise_block, _merge_summaries, name="localselect-summary", log=log
     )
+
+
+def summarise_columns(X: Any, log: Any = None) -> Summary:
+    """:func:`summarise` of ``X`` alone, in one pass over its blocks.
+
+    A summary does not read the blocks' row offsets, so the rows of each block
+    are not counted first (a dataframe's partitions have unknown lengths after
+    a filter such as ``dropna``, and counting them is a pass of its own):
+    :func:`row_blocks` would read the data twice.
+
+    Parameters
+    ----------
+    X : dask array or dask dataframe of shape (n_samples, n_features)
+    log : Reporter or None
+        As for :func:`reduce_blocks`.
+
+    Returns
+    -------
+    summary : Summary
+        The same values as ``summarise(row_blocks(X), log)``.
+    """
+    arr = _as_array(X).rechunk({1: -1})
+    if arr.dtype != np.float64:
+        arr = arr.astype(np.float64)
+    # offsets left at 0 and the row count unknown (-1): the summary reads neither
+    blocks = RowBlocks(arr, None, np.zeros(arr.numblocks[0], dtype=np.int64), -1, None)
+    return summarise(blocks, log)
 
 
 def _rows_block(block: Any, func: Callable, kind: str, columns: Any) -> Any:

@@ -176,19 +176,20 @@ def prepared_pipeline(
     """``select``'s preparation, fitted with statistics reduced on the workers.
 
     The row count and the column means and variances come from one summary pass
-    (:func:`localselect._runtime._collections.summarise`, the first pass of
-    every fit on a collection; the population variance is ``m2 / n``). Returns
+    (:func:`localselect._runtime._collections.summarise_columns`: the first pass
+    of every fit on a collection, without counting the rows first; the population
+    variance is ``m2 / n``). Returns
     the fitted preparation, the number of rows and the first rows (for the
     types of the lazy results).
     """
     import numpy as np
     from sklearn.pipeline import Pipeline
 
-    from localselect._runtime._collections import row_blocks, summarise
+    from localselect._runtime._collections import summarise_columns
     from localselect.cli._table import preparation_steps
 
     X = frame[features]
-    stats = summarise(row_blocks(X))
+    stats = summarise_columns(X)
     n = int(stats.n)
     if n == 0:
         raise CLIError("no rows left after dropping rows with missing values")
