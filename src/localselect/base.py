@@ -822,6 +822,10 @@ class LabelledFitMixin(BlockwiseFitMixin, TargetRequiredMixin, metaclass=ABCMeta
     are read alike by :func:`read_rows`.
     """
 
+    #: The records a fit on a table keeps (model files load them).
+    _declaration = Declaration(
+        holds=("localselect._tables.InputColumns", "localselect._encoding.ColumnEncoding")
+    )
     _min_class_size = 1
     _class_size_reason = ""
     #: The distance the method compares rows by, which sets the scale of the
