@@ -203,6 +203,8 @@ def test_every_column_kind_through_the_encoded_estimators(name):
         assert list(out.columns) == [n for n, s in zip(names, support, strict=True) if s]
         np.testing.assert_array_equal(est.get_feature_names_out(), out.columns)
 
+    if hasattr(est, "discriminative_power"):  # GP: one power per input column
+        assert est.discriminative_power(frame.iloc[:4]).shape == (4, len(names))
     if hasattr(est, "predict"):
         new = frame.iloc[:6].copy()
         new["colour"] = new["colour"].cat.add_categories(["purple"])
