@@ -42,6 +42,7 @@ from localselect._runtime import kernel_input, n_threads, register_kernel, run_b
 
 __all__ = [
     "RELIEFF_KERNEL",
+    "corelearn_nearest",
     "nearest",
     "regression_sums",
     "relieff_compiled",
@@ -169,6 +170,106 @@ def _neighbours(
                 slot += k
 
 
+@njit(nogil=True, cache=True)
+def _pushdown(keys, vals, first, last):  # pragma: no cover
+    """Restore the min-heap (1-based positions ``first .. last``) below ``first``.
+
+    CORElearn's ``marray::pushdownDsc`` step for step (strict comparisons of
+    the keys), so that equal keys move exactly as they move there.
+    """
+    r = first
+    limit = last // 2
+    while r <= limit:
+        child2 = 2 * r
+        child1 = child2 - 1
+        parent = r - 1
+        if last == child2:
+            if keys[parent] > keys[child1]:
+                keys[parent], keys[child1] = keys[child1], keys[parent]
+                vals[parent], vals[child1] = vals[child1], vals[parent]
+            break
+        if keys[parent] > keys[child1] and not keys[child1] > keys[child2]:
+            keys[parent], keys[child1] = keys[child1], keys[parent]
+            vals[parent], vals[child1] = vals[child1], vals[parent]
+            r = child2
+        elif keys[parent] > keys[child2] and keys[child1] > keys[child2]:
+            keys[parent], keys[child2] = keys[child2], keys[parent]
+            vals[parent], vals[child2] = vals[child2], vals[parent]
+            r = child2 + 1
+        else:
+            break
+
+
+@njit(nogil=True, cache=True)
+def corelearn_select(row, i, k, keys, vals, out_idx, out_d):  # pragma: no cover
+    """The ``k`` nearest samples of sample ``i`` by CORElearn's rule (its ties included).
+
+    ``row`` holds the distances of ``i`` to every sample (index order). As
+    CORElearn's ``estimationReg::prepareDistanceFactors``: the ``k + 1``
+    smallest by its heap selection (``marray::sortKsmallest``: a min-heap built
+    over the samples in index order, the minimum swapped to the end ``k + 1``
+    times), then sample ``i`` is searched from the end and overwritten by the
+    nearest; the neighbours are the ``k`` positions before the last, nearest
+    first. Among samples at equal distance the heap decides which are kept;
+    when ``i`` is not among the ``k + 1`` (more than ``k`` samples at its own
+    distance, or a positive self-distance with missing values) the nearest one
+    is dropped, as there. ``keys`` and ``vals`` are scratch arrays of length N.
+    """
+    n = row.shape[0]
+    for j in range(n):
+        keys[j] = row[j]
+        vals[j] = j
+    kk = min(k + 1, n)
+    for r in range(n // 2, 0, -1):
+        _pushdown(keys, vals, r, n)
+    lower = max(n - kk, 1)
+    e = n
+    while e > lower:
+        e -= 1
+        keys[0], keys[e] = keys[e], keys[0]
+        vals[0], vals[e] = vals[e], vals[0]
+        _pushdown(keys, vals, 1, e)
+    for p in range(n - 1, -1, -1):
+        if vals[p] == i:
+            keys[p] = keys[n - 1]
+            vals[p] = vals[n - 1]
+            break
+    for t in range(k):
+        out_idx[t] = vals[n - 2 - t]
+        out_d[t] = keys[n - 2 - t]
+
+
+@njit(nogil=True, cache=True, fastmath=_FAST)
+def _neighbours_heap(Xs, D, refs, k, nb_idx, nb_d, tile0, tile1):  # pragma: no cover
+    """The ``k`` nearest samples of the references (any class), CORElearn's tie rule.
+
+    Distances as in :func:`_neighbours` (the held matrix ``D``, or per tile of
+    ``_TILE`` references); the selection is :func:`corelearn_select`.
+    """
+    n, a = Xs.shape
+    m = refs.shape[0]
+    have_d = D.shape[0] == n
+    dist = np.empty((0 if have_d else _TILE, n))
+    keys = np.empty(n)
+    vals = np.empty(n, dtype=np.int64)
+    for tile in range(tile0, tile1):
+        t0 = tile * _TILE
+        t1 = min(t0 + _TILE, m)
+        if not have_d:
+            for j in range(n):
+                xj = Xs[j]
+                for r in range(t0, t1):
+                    xi = Xs[refs[r]]
+                    s = 0.0
+                    for f in range(a):
+                        s += abs(xi[f] - xj[f])
+                    dist[r - t0, j] = s
+        for r in range(t0, t1):
+            i = refs[r]
+            row = D[i] if have_d else dist[r - t0]
+            corelearn_select(row, i, k, keys, vals, nb_idx[r], nb_d[r])
+
+
 @njit(nogil=True, cache=True, fastmath=_FAST)
 def _weighted_diffs(Xs, refs, nb_idx, nb_w, total, b0, b1):  # pragma: no cover
     """``sum_r sum_slots w |x_refs[r] - x_nb|`` for the features of blocks ``b0:b1``.
@@ -239,6 +340,40 @@ def scaled(X: NDArray[np.float64], threads: int) -> NDArray[np.float64]:
     return Xs
 
 
+def _distance_matrix(Xs: NDArray[np.float64], threads: int) -> NDArray[np.float64]:
+    """Every pair's Manhattan distance once, by tiles (:func:`_cityblock_tiles`)."""
+    n = Xs.shape[0]
+    n_tiles = -(-n // _TILE)
+    bi, bj = np.triu_indices(n_tiles)
+    pairs = np.column_stack([bi, bj]).astype(np.int64)
+    D = np.empty((n, n))
+    _run(threads, _cityblock_tiles, len(pairs), Xs, pairs, D)
+    return D
+
+
+def corelearn_nearest(
+    Xs: NDArray[np.float64],
+    refs: NDArray[np.int64],
+    k: int,
+    threads: int,
+    matrix_bytes: float,
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """The ``k`` nearest samples (any class) of the references, CORElearn's tie rule.
+
+    Manhattan distance of the scaled ``Xs`` (as :func:`nearest`), selection by
+    :func:`corelearn_select`. Returns ``(indices, distances)``, each
+    ``(len(refs), k)``, nearest first. Without distance ties the neighbours and
+    their order are those of :func:`nearest` with one class.
+    """
+    n = Xs.shape[0]
+    m = refs.shape[0]
+    nb_idx = np.zeros((m, k), dtype=np.int64)
+    nb_d = np.zeros((m, k))
+    D = _distance_matrix(Xs, threads) if m == n and n * n * 8 <= matrix_bytes else np.empty((0, 0))
+    _run(threads, _neighbours_heap, -(-m // _TILE), Xs, D, refs, k, nb_idx, nb_d)
+    return nb_idx, nb_d
+
+
 def nearest(
     Xs: NDArray[np.float64],
     codes: NDArray[np.intp],
@@ -268,11 +403,7 @@ def nearest(
     nb_w = np.zeros((m, slots))
     nb_d = np.zeros((m, slots))
     if m == n and n * n * 8 <= matrix_bytes:
-        n_tiles = -(-n // _TILE)
-        bi, bj = np.triu_indices(n_tiles)
-        pairs = np.column_stack([bi, bj]).astype(np.int64)
-        D = np.empty((n, n))
-        _run(threads, _cityblock_tiles, len(pairs), Xs, pairs, D)
+        D = _distance_matrix(Xs, threads)
     else:
         D = np.empty((0, 0))
     args = (Xs, D, codes.astype(np.int64), starts, members, k_per, coef, refs)
@@ -358,12 +489,23 @@ def _warm_up() -> None:
     refs = np.arange(6, dtype=np.int64)
     w = np.full((6, 1), 1.0)
     regression_sums(scaled(X, 1), refs, refs[::-1, None].copy(), w, w, 1)
+    corelearn_nearest(scaled(X, 1), refs, 2, 1, 2**20)
+    corelearn_nearest(scaled(X, 1), refs[:2].copy(), 2, 1, 0)
 
 
 #: The compiled ReliefF kernel, as the runtime's kernel registry knows it.
 RELIEFF_KERNEL = register_kernel(
     "ReliefF",
-    (_range_scale, _cityblock_tiles, _neighbours, _weighted_diffs, _regression_diffs),
+    (
+        _range_scale,
+        _cityblock_tiles,
+        _neighbours,
+        _pushdown,
+        corelearn_select,
+        _neighbours_heap,
+        _weighted_diffs,
+        _regression_diffs,
+    ),
     _warm_up,
     COMPILE_MESSAGE,
 )

@@ -1,0 +1,297 @@
+"""``diff`` per input column for RReliefF: nominal columns, missing values and the ramp.
+
+The Relief family compares two samples column by column (Kononenko 1994;
+Robnik-Sikonja and Kononenko 2003, section 2.3):
+
+* a nominal column (level codes ``0 .. L-1``): ``diff = 0`` when the levels
+  are equal, else 1;
+* a numeric column: ``diff = |a - b| / (max - min)``, or, with the ramp
+  ``(e, d)`` (CORElearn's ``numAttrProportionEqual`` and
+  ``numAttrProportionDifferent``), 0 when ``|a - b| <= e (max - min)``, 1 when
+  ``|a - b| >= d (max - min)`` and linear between; ``(e, d) = (0, 1)`` is the
+  plain difference. A constant column has ``diff = 0``;
+* a missing value (NaN), CORElearn's rule for a continuous target
+  (``estimationReg``): the probability that the two values differ, from the
+  column's distribution with a Laplace correction. For a nominal column with
+  ``L`` levels, ``n_v`` rows at level ``v`` and ``n_?`` missing among ``N``,
+  ``P(v) = (n_v + 1) / (N + L - n_?)``; one value missing and the other ``v``:
+  ``1 - P(v)``; both missing: ``1 - sum_v P(v)^2``. A numeric column is cut
+  into ``B`` equal-width intervals over its range (``B = 5``, or
+  ``max(2, N // 5)`` below 25 rows) and treated as a nominal one over the
+  intervals.
+
+The distance of two samples is the sum of the ``diff`` of all columns, in
+CORElearn's order (the nominal columns, then the numeric ones) and with its
+arithmetic (``|a - b| * (1 / (max - min))``), so that distances equal there are
+equal here and ties are broken alike (:func:`corelearn_select`). The kernels
+are compiled with numba; they loop over reference rows in tiles and over
+feature columns, never over samples in Python.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from localselect._runtime import kernel_input, register_kernel
+from localselect._typing import FloatArray
+from localselect.margin._relieff_numba import _TILE, _run, corelearn_select
+
+__all__ = ["COLUMN_DIFF_KERNEL", "ColumnDiff", "column_diff", "mixed_rrelieff_sums", "ramp"]
+
+#: CORElearn's intervals of a numeric column for the missing-value rule
+#: (``constNAdiscretizationIntervals``), and the fewest rows per interval
+#: (``constAverageExamplesPerInterval``) before it uses fewer.
+NA_INTERVALS = 5
+NA_ROWS_PER_INTERVAL = 5
+
+
+class ColumnDiff(NamedTuple):
+    """What the ``diff`` of every column needs (module docstring).
+
+    Attributes
+    ----------
+    values : ndarray of shape (N, A)
+        The data: numbers, level codes for a nominal column, NaN when missing.
+    kind : ndarray of shape (A,)
+        1 for a nominal column, 0 for a numeric one.
+    order : ndarray of shape (A,)
+        The columns in the order distances sum them (nominal first).
+    low, equal, different, slope, step : ndarray of shape (A,)
+        Per numeric column: its minimum; the ramp's thresholds ``e (max - min)``
+        and ``d (max - min)`` (infinite for a constant column, whose ``diff``
+        is 0); ``1 / (d - e) / (max - min)`` scaled to the absolute difference;
+        the width of the missing-value intervals.
+    missing : ndarray of shape (A, L + 1)
+        ``missing[a, 0]``: ``diff`` when both values are missing;
+        ``missing[a, 1 + v]``: when one is missing and the other is level
+        (interval) ``v``.
+    """
+
+    values: FloatArray
+    kind: NDArray[np.int64]
+    order: NDArray[np.int64]
+    low: FloatArray
+    equal: FloatArray
+    different: FloatArray
+    slope: FloatArray
+    step: FloatArray
+    missing: FloatArray
+
+
+def _laplace_table(bins: NDArray[np.intp], known: NDArray[np.bool_], n_bins: int) -> FloatArray:
+    """``[1 - sum_v P(v)^2, 1 - P(0), ..., 1 - P(n_bins - 1)]`` (module docstring)."""
+    counts = np.bincount(bins[known], minlength=n_bins)[:n_bins].astype(np.float64)
+    n_missing = np.count_nonzero(~known)
+    p = (counts + 1.0) / (bins.shape[0] + n_bins - n_missing)
+    return np.concatenate([[1.0 - np.sum(p * p)], 1.0 - p])
+
+
+def column_diff(
+    X: FloatArray,
+    nominal: NDArray[np.bool_],
+    *,
+    n_levels: NDArray[np.intp] | None = None,
+    numeric_equal: float = 0.0,
+    numeric_different: float = 1.0,
+) -> ColumnDiff:
+    """The :class:`ColumnDiff` of ``X`` (CORElearn's tables, module docstring).
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, A)
+        Numbers, level codes ``0 .. L-1`` (as floats) in the nominal columns,
+        NaN for a missing value.
+    nominal : ndarray of bool of shape (A,)
+        The nominal columns.
+    n_levels : ndarray of shape (A,), default=None
+        Levels of each nominal column; None: one more than its largest code.
+    numeric_equal, numeric_different : float, default=0.0 and 1.0
+        The ramp ``(e, d)``, as fractions of each column's range.
+
+    Returns
+    -------
+    ColumnDiff
+    """
+    n, a = X.shape
+    nominal = np.asarray(nominal, dtype=bool)
+    known = ~np.isnan(X)
+    has_any = known.any(axis=0)
+    low = np.where(has_any, np.where(known, X, np.inf).min(axis=0), 0.0)
+    high = np.where(has_any, np.where(known, X, -np.inf).max(axis=0), 0.0)
+    span = high - low
+    varies = span > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        equal = np.where(varies, span * numeric_equal, np.inf)
+        different = np.where(varies, span * numeric_different, np.inf)
+        width = different - equal
+        slope = np.where(varies & (width > 0), 1.0 / width, np.finfo(np.float64).max)
+    if n_levels is None:
+        top = np.where(known & nominal[None, :], X, -1.0).max(axis=0) if n else np.zeros(a)
+        n_levels = np.maximum(top.astype(np.intp) + 1, 1)
+    n_levels = np.asarray(n_levels, dtype=np.intp)
+    intervals = NA_INTERVALS
+    if n // intervals < NA_ROWS_PER_INTERVAL:
+        intervals = max(2, n // NA_ROWS_PER_INTERVAL)
+    # CORElearn widens the intervals by 1e-6 so that the maximum falls in the last one.
+    step = np.where(varies, span / intervals * 1.000001, np.inf)
+    n_bins = np.where(nominal, n_levels, intervals)
+    table = np.zeros((a, int(n_bins.max(initial=1)) + 1))
+    for f in range(a):  # one column at a time; each a vectorised count
+        col = np.where(known[:, f], X[:, f], low[f])
+        if nominal[f]:
+            bins = col.astype(np.intp)
+        else:
+            bins = ((col - low[f]) / step[f]).astype(np.intp)
+        table[f, : n_bins[f] + 1] = _laplace_table(bins, known[:, f], int(n_bins[f]))
+    kind = nominal.astype(np.int64)
+    order = np.concatenate([np.flatnonzero(nominal), np.flatnonzero(~nominal)]).astype(np.int64)
+    return ColumnDiff(
+        kernel_input(X), kind, order, low, equal, different, slope, step, table
+    )
+
+
+def ramp(distance: FloatArray, equal: float, different: float, slope: float) -> FloatArray:
+    """CORElearn's ``CARamp``: 1 at or above ``different``, 0 at or below ``equal``,
+    else ``(distance - equal) * slope``."""
+    out = (distance - equal) * slope
+    out = np.where(distance <= equal, 0.0, out)
+    return np.where(distance >= different, 1.0, out)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _diff(f, u, v, kind, low, equal, different, slope, step, missing):  # pragma: no cover
+    """``diff`` of column ``f`` between the values ``u`` (reference) and ``v``."""
+    nu = np.isnan(u)
+    nv = np.isnan(v)
+    if nu or nv:
+        if nu and nv:
+            return missing[f, 0]
+        w = v if nu else u
+        if kind[f] == 1:
+            return missing[f, 1 + int(w)]
+        return missing[f, 1 + int((w - low[f]) / step[f])]
+    if kind[f] == 1:
+        return 0.0 if u == v else 1.0
+    d = abs(v - u)
+    if d >= different[f]:
+        return 1.0
+    if d <= equal[f]:
+        return 0.0
+    return (d - equal[f]) * slope[f]
+
+
+@njit(nogil=True, cache=True)
+def _mixed_neighbours(
+    V, kind, order, low, equal, different, slope, step, missing, refs, k, nb_idx, nb_d, t0, t1
+):  # pragma: no cover
+    """The ``k`` nearest samples of references ``refs[t0:t1]`` (:func:`corelearn_select`).
+
+    Distance: the sum of the columns' ``diff`` in ``order``.
+    """
+    n = V.shape[0]
+    a = order.shape[0]
+    row = np.empty(n)
+    keys = np.empty(n)
+    vals = np.empty(n, dtype=np.int64)
+    for r in range(t0, t1):
+        i = refs[r]
+        xi = V[i]
+        for j in range(n):
+            xj = V[j]
+            s = 0.0
+            for t in range(a):
+                f = order[t]
+                s += _diff(f, xi[f], xj[f], kind, low, equal, different, slope, step, missing)
+            row[j] = s
+        corelearn_select(row, i, k, keys, vals, nb_idx[r], nb_d[r])
+
+
+@njit(nogil=True, cache=True)
+def _mixed_sums(
+    V, kind, low, equal, different, slope, step, missing, refs, nb_idx, nb_w, dy, diff_a,
+    diff_ca, f0, f1,
+):  # pragma: no cover
+    """RReliefF's ``N_dA`` and ``N_dC&dA`` of the columns ``f0:f1`` (each owns its sums)."""
+    for f in range(f0, f1):
+        acc_a = 0.0
+        acc_ca = 0.0
+        for r in range(refs.shape[0]):
+            u = V[refs[r], f]
+            for t in range(nb_idx.shape[1]):
+                w = nb_w[r, t]
+                if w == 0.0:
+                    continue
+                d = _diff(f, u, V[nb_idx[r, t], f], kind, low, equal, different, slope, step,
+                          missing)
+                acc_a += w * d
+                acc_ca += w * dy[r, t] * d
+        diff_a[f] = acc_a
+        diff_ca[f] = acc_ca
+
+
+def _tables(spec: ColumnDiff) -> tuple:
+    return (spec.kind, spec.low, spec.equal, spec.different, spec.slope, spec.step,
+            spec.missing)
+
+
+def mixed_nearest(
+    spec: ColumnDiff, refs: NDArray[np.int64], k: int, threads: int
+) -> tuple[NDArray[np.int64], FloatArray]:
+    """The ``k`` nearest samples of each reference under the columns' ``diff``.
+
+    Returns ``(indices, distances)``, each ``(len(refs), k)``, nearest first
+    (CORElearn's selection and tie rule, :func:`corelearn_select`).
+    """
+    m = refs.shape[0]
+    nb_idx = np.zeros((m, k), dtype=np.int64)
+    nb_d = np.zeros((m, k))
+    kind, low, equal, different, slope, step, missing = _tables(spec)
+    n_tiles = -(-m // _TILE)
+
+    def tiles(t0: int, t1: int) -> None:
+        _mixed_neighbours(spec.values, kind, spec.order, low, equal, different, slope, step,
+                          missing, refs, k, nb_idx, nb_d, t0 * _TILE, min(t1 * _TILE, m))
+
+    _run(threads, tiles, n_tiles)
+    return nb_idx, nb_d
+
+
+def mixed_rrelieff_sums(
+    spec: ColumnDiff,
+    refs: NDArray[np.int64],
+    nb_idx: NDArray[np.int64],
+    nb_w: FloatArray,
+    dy: FloatArray,
+    threads: int,
+) -> tuple[FloatArray, FloatArray]:
+    """RReliefF's ``N_dA`` and ``N_dC&dA`` under the columns' ``diff``, by column ranges."""
+    a = spec.values.shape[1]
+    diff_a = np.zeros(a)
+    diff_ca = np.zeros(a)
+    kind, low, equal, different, slope, step, missing = _tables(spec)
+    args = (spec.values, kind, low, equal, different, slope, step, missing, refs, nb_idx,
+            kernel_input(nb_w), kernel_input(dy), diff_a, diff_ca)
+    _run(threads, _mixed_sums, a, *args)
+    return diff_a, diff_ca
+
+
+def _warm_up() -> None:
+    """Both kernels on five samples with a nominal column and missing values."""
+    X = np.array([[0.0, 1.0], [1.0, np.nan], [np.nan, 3.0], [0.0, 0.5], [1.0, 2.0]])
+    spec = column_diff(X, np.array([True, False]))
+    refs = np.arange(5, dtype=np.int64)
+    nb_idx, nb_d = mixed_nearest(spec, refs, 2, 1)
+    mixed_rrelieff_sums(spec, refs, nb_idx, np.full((5, 2), 0.5), nb_d, 1)
+
+
+#: The compiled kernel of mixed columns, as the runtime's kernel registry knows it.
+COLUMN_DIFF_KERNEL = register_kernel(
+    "RReliefF (mixed columns)",
+    (_mixed_neighbours, _mixed_sums, corelearn_select),
+    _warm_up,
+    "compiling the RReliefF kernel for mixed columns once (about 10 s; cached afterwards)",
+)
