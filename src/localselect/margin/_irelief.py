@@ -93,6 +93,8 @@ class IRelief(_SoftmaxMarginSelector):
     (array([0, 1]), 1.0)
     """
 
+    _weights_norm = "l2"
+    _nominal_power = 1
     _declaration = Declaration(
         "irelief",
         check={"max_iter": 3},

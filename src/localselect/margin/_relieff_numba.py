@@ -239,34 +239,61 @@ def corelearn_select(row, i, k, keys, vals, out_idx, out_d):  # pragma: no cover
         out_d[t] = keys[n - 2 - t]
 
 
-@njit(nogil=True, cache=True, fastmath=_FAST)
-def _neighbours_heap(Xs, D, refs, k, nb_idx, nb_d, tile0, tile1):  # pragma: no cover
+@njit(nogil=True, cache=True, inline="always")
+def _corelearn_distance(xi, xj, inv, span):  # pragma: no cover
+    """``sum_f |x_if - x_jf| / span_f`` with CORElearn's arithmetic.
+
+    Its ``CARamp`` at the plain setting: ``|a - b| * (1 / span)``, exactly 1
+    when ``|a - b| >= span``, summed in column order without reassociation, so
+    that distances equal in CORElearn are equal here (constant column: 0).
+    """
+    s = 0.0
+    for f in range(xi.shape[0]):
+        d = abs(xj[f] - xi[f])
+        if d >= span[f]:
+            s += 1.0 if span[f] > 0 else 0.0
+        else:
+            s += d * inv[f]
+    return s
+
+
+@njit(nogil=True, cache=True)
+def _exact_tiles(X, inv, span, pairs, D, p0, p1):  # pragma: no cover
+    """Tile pairs ``p0:p1`` of the distance matrix of :func:`_corelearn_distance`."""
+    n = X.shape[0]
+    for p in range(p0, p1):
+        i0 = pairs[p, 0] * _TILE
+        j0 = pairs[p, 1] * _TILE
+        i1 = min(i0 + _TILE, n)
+        j1 = min(j0 + _TILE, n)
+        for j in range(j0, j1):
+            for i in range(i0, min(i1, j + 1) if i0 == j0 else i1):
+                s = _corelearn_distance(X[i], X[j], inv, span)
+                D[i, j] = s
+                D[j, i] = s
+
+
+@njit(nogil=True, cache=True)
+def _neighbours_heap(X, inv, span, D, refs, k, nb_idx, nb_d, tile0, tile1):  # pragma: no cover
     """The ``k`` nearest samples of the references (any class), CORElearn's tie rule.
 
-    Distances as in :func:`_neighbours` (the held matrix ``D``, or per tile of
-    ``_TILE`` references); the selection is :func:`corelearn_select`.
+    Distances :func:`_corelearn_distance`, from ``D`` when it holds the whole
+    matrix, else per reference; the selection is :func:`corelearn_select`.
     """
-    n, a = Xs.shape
+    n = X.shape[0]
     m = refs.shape[0]
     have_d = D.shape[0] == n
-    dist = np.empty((0 if have_d else _TILE, n))
+    row = np.empty(n)
     keys = np.empty(n)
     vals = np.empty(n, dtype=np.int64)
     for tile in range(tile0, tile1):
-        t0 = tile * _TILE
-        t1 = min(t0 + _TILE, m)
-        if not have_d:
-            for j in range(n):
-                xj = Xs[j]
-                for r in range(t0, t1):
-                    xi = Xs[refs[r]]
-                    s = 0.0
-                    for f in range(a):
-                        s += abs(xi[f] - xj[f])
-                    dist[r - t0, j] = s
-        for r in range(t0, t1):
+        for r in range(tile * _TILE, min(tile * _TILE + _TILE, m)):
             i = refs[r]
-            row = D[i] if have_d else dist[r - t0]
+            if have_d:
+                row[:] = D[i]
+            else:
+                for j in range(n):
+                    row[j] = _corelearn_distance(X[i], X[j], inv, span)
             corelearn_select(row, i, k, keys, vals, nb_idx[r], nb_d[r])
 
 
@@ -352,7 +379,7 @@ def _distance_matrix(Xs: NDArray[np.float64], threads: int) -> NDArray[np.float6
 
 
 def corelearn_nearest(
-    Xs: NDArray[np.float64],
+    X: NDArray[np.float64],
     refs: NDArray[np.int64],
     k: int,
     threads: int,
@@ -360,17 +387,30 @@ def corelearn_nearest(
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """The ``k`` nearest samples (any class) of the references, CORElearn's tie rule.
 
-    Manhattan distance of the scaled ``Xs`` (as :func:`nearest`), selection by
+    Manhattan distance of the range-scaled complete ``X`` in CORElearn's
+    arithmetic (:func:`_corelearn_distance`, each pair once when every row is
+    a reference and the matrix fits ``matrix_bytes``), selection by
     :func:`corelearn_select`. Returns ``(indices, distances)``, each
-    ``(len(refs), k)``, nearest first. Without distance ties the neighbours and
-    their order are those of :func:`nearest` with one class.
+    ``(len(refs), k)``, nearest first. Without distance ties (equal or equal
+    up to rounding) the neighbours and their order are those of
+    :func:`nearest` with one class.
     """
-    n = Xs.shape[0]
+    X = kernel_input(X)
+    n = X.shape[0]
     m = refs.shape[0]
+    span = X.max(axis=0) - X.min(axis=0) if n else np.zeros(X.shape[1])
+    inv = np.divide(1.0, span, out=np.zeros_like(span), where=span > 0)
     nb_idx = np.zeros((m, k), dtype=np.int64)
     nb_d = np.zeros((m, k))
-    D = _distance_matrix(Xs, threads) if m == n and n * n * 8 <= matrix_bytes else np.empty((0, 0))
-    _run(threads, _neighbours_heap, -(-m // _TILE), Xs, D, refs, k, nb_idx, nb_d)
+    if m == n and n * n * 8 <= matrix_bytes:
+        n_tiles = -(-n // _TILE)
+        bi, bj = np.triu_indices(n_tiles)
+        pairs = np.column_stack([bi, bj]).astype(np.int64)
+        D = np.empty((n, n))
+        _run(threads, _exact_tiles, len(pairs), X, inv, span, pairs, D)
+    else:
+        D = np.empty((0, 0))
+    _run(threads, _neighbours_heap, -(-m // _TILE), X, inv, span, D, refs, k, nb_idx, nb_d)
     return nb_idx, nb_d
 
 
@@ -435,6 +475,7 @@ def relieff_compiled(
     n_jobs: int | None = None,
     matrix_bytes: float = 256 * 2**20,
     refs: NDArray[np.intp] | None = None,
+    prescaled: bool = False,
 ) -> NDArray[np.float64]:
     """ReliefF scores, the compiled twin of :func:`localselect.margin._nn_kernels.relieff`.
 
@@ -453,6 +494,8 @@ def relieff_compiled(
         once; beyond it every tile of rows computes its own distances.
     refs : ndarray of shape (m,), default=None
         The reference rows (sorted); None means every row.
+    prescaled : bool, default=False
+        ``X`` is already on the scale of ``diff``: no range scaling.
 
     Returns
     -------
@@ -469,7 +512,7 @@ def relieff_compiled(
     same = np.eye(n_classes, dtype=bool)
     k_per = np.minimum(n_neighbors, counts[None, :] - same).astype(np.int64)
     coef = np.where(same, -1.0, priors[None, :] / (1.0 - priors[:, None]))
-    Xs = scaled(X, threads)
+    Xs = kernel_input(X) if prescaled else scaled(X, threads)
     nb_idx, nb_w, _ = nearest(Xs, codes, k_per, coef, refs, threads, matrix_bytes)
     total = np.zeros(X.shape[1])
     _run(threads, _weighted_diffs, -(-X.shape[1] // _FEATURE_BLOCK), Xs, refs, nb_idx, nb_w, total)
@@ -489,8 +532,8 @@ def _warm_up() -> None:
     refs = np.arange(6, dtype=np.int64)
     w = np.full((6, 1), 1.0)
     regression_sums(scaled(X, 1), refs, refs[::-1, None].copy(), w, w, 1)
-    corelearn_nearest(scaled(X, 1), refs, 2, 1, 2**20)
-    corelearn_nearest(scaled(X, 1), refs[:2].copy(), 2, 1, 0)
+    corelearn_nearest(X, refs, 2, 1, 2**20)
+    corelearn_nearest(X, refs[:2].copy(), 2, 1, 0)
 
 
 #: The compiled ReliefF kernel, as the runtime's kernel registry knows it.
@@ -502,6 +545,8 @@ RELIEFF_KERNEL = register_kernel(
         _neighbours,
         _pushdown,
         corelearn_select,
+        _corelearn_distance,
+        _exact_tiles,
         _neighbours_heap,
         _weighted_diffs,
         _regression_diffs,

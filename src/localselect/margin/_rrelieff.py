@@ -187,7 +187,7 @@ def rrelieff(
         ensure_compiled(_relieff_numba.RELIEFF_KERNEL)
         Xs = _relieff_numba.scaled(X, threads)
         nb_idx, nb_d = _relieff_numba.corelearn_nearest(
-            Xs, refs, n_neighbors, threads, matrix_bytes
+            X, refs, n_neighbors, threads, matrix_bytes
         )
     if neighbor_weights == "exp_rank":
         nb_w = rank_weights(nb_d, sigma)

@@ -84,6 +84,8 @@ class Simba(_FeatureWeightSelector):
     array([0.77, 1.  , 0.  , 0.  , 0.  ])
     """
 
+    _weights_norm = "max"
+    _nominal_power = 2
     _declaration = Declaration(
         "simba", check={"max_iter": 3}, demo={"n_features_to_select": 5}, size=SimbaCost()
     )
