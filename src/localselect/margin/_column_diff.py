@@ -157,7 +157,8 @@ def column_diff(
 def ramp(distance: FloatArray, equal: float, different: float, slope: float) -> FloatArray:
     """CORElearn's ``CARamp``: 1 at or above ``different``, 0 at or below ``equal``,
     else ``(distance - equal) * slope``."""
-    out = (distance - equal) * slope
+    with np.errstate(over="ignore"):  # slope is the largest float for a step (equal == different)
+        out = (distance - equal) * slope
     out = np.where(distance <= equal, 0.0, out)
     return np.where(distance >= different, 1.0, out)
 
