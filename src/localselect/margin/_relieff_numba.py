@@ -42,7 +42,7 @@ from localselect._runtime import kernel_input, n_threads, register_kernel, run_b
 
 __all__ = [
     "RELIEFF_KERNEL",
-    "corelearn_nearest",
+    "corelearn_select",
     "nearest",
     "regression_sums",
     "relieff_compiled",
@@ -239,64 +239,6 @@ def corelearn_select(row, i, k, keys, vals, out_idx, out_d):  # pragma: no cover
         out_d[t] = keys[n - 2 - t]
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _corelearn_distance(xi, xj, inv, span):  # pragma: no cover
-    """``sum_f |x_if - x_jf| / span_f`` with CORElearn's arithmetic.
-
-    Its ``CARamp`` at the plain setting: ``|a - b| * (1 / span)``, exactly 1
-    when ``|a - b| >= span``, summed in column order without reassociation, so
-    that distances equal in CORElearn are equal here (constant column: 0).
-    """
-    s = 0.0
-    for f in range(xi.shape[0]):
-        d = abs(xj[f] - xi[f])
-        if d >= span[f]:
-            s += 1.0 if span[f] > 0 else 0.0
-        else:
-            s += d * inv[f]
-    return s
-
-
-@njit(nogil=True, cache=True)
-def _exact_tiles(X, inv, span, pairs, D, p0, p1):  # pragma: no cover
-    """Tile pairs ``p0:p1`` of the distance matrix of :func:`_corelearn_distance`."""
-    n = X.shape[0]
-    for p in range(p0, p1):
-        i0 = pairs[p, 0] * _TILE
-        j0 = pairs[p, 1] * _TILE
-        i1 = min(i0 + _TILE, n)
-        j1 = min(j0 + _TILE, n)
-        for j in range(j0, j1):
-            for i in range(i0, min(i1, j + 1) if i0 == j0 else i1):
-                s = _corelearn_distance(X[i], X[j], inv, span)
-                D[i, j] = s
-                D[j, i] = s
-
-
-@njit(nogil=True, cache=True)
-def _neighbours_heap(X, inv, span, D, refs, k, nb_idx, nb_d, tile0, tile1):  # pragma: no cover
-    """The ``k`` nearest samples of the references (any class), CORElearn's tie rule.
-
-    Distances :func:`_corelearn_distance`, from ``D`` when it holds the whole
-    matrix, else per reference; the selection is :func:`corelearn_select`.
-    """
-    n = X.shape[0]
-    m = refs.shape[0]
-    have_d = D.shape[0] == n
-    row = np.empty(n)
-    keys = np.empty(n)
-    vals = np.empty(n, dtype=np.int64)
-    for tile in range(tile0, tile1):
-        for r in range(tile * _TILE, min(tile * _TILE + _TILE, m)):
-            i = refs[r]
-            if have_d:
-                row[:] = D[i]
-            else:
-                for j in range(n):
-                    row[j] = _corelearn_distance(X[i], X[j], inv, span)
-            corelearn_select(row, i, k, keys, vals, nb_idx[r], nb_d[r])
-
-
 @njit(nogil=True, cache=True, fastmath=_FAST)
 def _weighted_diffs(Xs, refs, nb_idx, nb_w, total, b0, b1):  # pragma: no cover
     """``sum_r sum_slots w |x_refs[r] - x_nb|`` for the features of blocks ``b0:b1``.
@@ -376,42 +318,6 @@ def _distance_matrix(Xs: NDArray[np.float64], threads: int) -> NDArray[np.float6
     D = np.empty((n, n))
     _run(threads, _cityblock_tiles, len(pairs), Xs, pairs, D)
     return D
-
-
-def corelearn_nearest(
-    X: NDArray[np.float64],
-    refs: NDArray[np.int64],
-    k: int,
-    threads: int,
-    matrix_bytes: float,
-) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """The ``k`` nearest samples (any class) of the references, CORElearn's tie rule.
-
-    Manhattan distance of the range-scaled complete ``X`` in CORElearn's
-    arithmetic (:func:`_corelearn_distance`, each pair once when every row is
-    a reference and the matrix fits ``matrix_bytes``), selection by
-    :func:`corelearn_select`. Returns ``(indices, distances)``, each
-    ``(len(refs), k)``, nearest first. Without distance ties (equal or equal
-    up to rounding) the neighbours and their order are those of
-    :func:`nearest` with one class.
-    """
-    X = kernel_input(X)
-    n = X.shape[0]
-    m = refs.shape[0]
-    span = X.max(axis=0) - X.min(axis=0) if n else np.zeros(X.shape[1])
-    inv = np.divide(1.0, span, out=np.zeros_like(span), where=span > 0)
-    nb_idx = np.zeros((m, k), dtype=np.int64)
-    nb_d = np.zeros((m, k))
-    if m == n and n * n * 8 <= matrix_bytes:
-        n_tiles = -(-n // _TILE)
-        bi, bj = np.triu_indices(n_tiles)
-        pairs = np.column_stack([bi, bj]).astype(np.int64)
-        D = np.empty((n, n))
-        _run(threads, _exact_tiles, len(pairs), X, inv, span, pairs, D)
-    else:
-        D = np.empty((0, 0))
-    _run(threads, _neighbours_heap, -(-m // _TILE), X, inv, span, D, refs, k, nb_idx, nb_d)
-    return nb_idx, nb_d
 
 
 def nearest(
@@ -532,8 +438,8 @@ def _warm_up() -> None:
     refs = np.arange(6, dtype=np.int64)
     w = np.full((6, 1), 1.0)
     regression_sums(scaled(X, 1), refs, refs[::-1, None].copy(), w, w, 1)
-    corelearn_nearest(X, refs, 2, 1, 2**20)
-    corelearn_nearest(X, refs[:2].copy(), 2, 1, 0)
+    keys, vals = np.empty(6), np.empty(6, dtype=np.int64)
+    corelearn_select(np.arange(6.0), 0, 2, keys, vals, vals[:2].copy(), keys[:2].copy())
 
 
 #: The compiled ReliefF kernel, as the runtime's kernel registry knows it.
@@ -545,9 +451,6 @@ RELIEFF_KERNEL = register_kernel(
         _neighbours,
         _pushdown,
         corelearn_select,
-        _corelearn_distance,
-        _exact_tiles,
-        _neighbours_heap,
         _weighted_diffs,
         _regression_diffs,
     ),

@@ -116,7 +116,6 @@ def rrelieff(
     numeric_equal: float = 0.0,
     numeric_different: float = 1.0,
     n_jobs: int | None = None,
-    matrix_bytes: float = 256 * 2**20,
 ) -> FloatArray:
     """RReliefF weights (Robnik-Sikonja and Kononenko 2003, Fig. 3).
 
@@ -147,8 +146,6 @@ def rrelieff(
         the defaults give the plain range-scaled difference.
     n_jobs : int or None, default=None
         Threads of the compiled kernel; results do not depend on it.
-    matrix_bytes : float, default=256 MiB
-        Largest ``N x N`` distance matrix held when every row is a reference.
 
     Returns
     -------
@@ -158,15 +155,15 @@ def rrelieff(
 
     Notes
     -----
-    Numeric complete data without the ramp takes the tiled kernel of
-    :mod:`localselect.margin._relieff_numba`; nominal columns, missing values
-    or the ramp take the column-by-column kernel of
-    :mod:`localselect.margin._column_diff` (CORElearn's ``diff``, with its
-    arithmetic). Both choose neighbours by CORElearn's rule, ties included
-    (:func:`localselect.margin._relieff_numba.corelearn_select`). Time
-    O(m N A) for the distances (``O(N^2 A / 2)`` when every row is a reference
-    and the matrix fits, numeric data only), O(m k A) for the sums; memory
-    O(16 N + m k) besides the data and its scaled copy.
+    Neighbours come from the column-by-column kernel of
+    :mod:`localselect.margin._column_diff` (CORElearn's ``diff`` with its
+    arithmetic, and its selection and tie rule,
+    :func:`localselect.margin._relieff_numba.corelearn_select`). The sums of
+    numeric complete data without the ramp are those of the tiled kernel of
+    :mod:`localselect.margin._relieff_numba` (as before nominal columns and
+    missing values were taken); otherwise :mod:`localselect.margin._column_diff`
+    sums them. Time O(m N A) for the distances, O(m k A) for the sums; memory
+    O(N A) for a transposed copy of the data and its bins, plus O(m k).
     """
     threads = n_threads(n_jobs)
     refs = np.asarray(refs, dtype=np.int64)
@@ -175,20 +172,17 @@ def rrelieff(
     mixed = (nominal is not None and bool(np.any(nominal))) or not plain
     if not mixed and np.isnan(X).any():
         mixed = True
-    if mixed:
-        ensure_compiled(_column_diff.COLUMN_DIFF_KERNEL)
-        mask = np.zeros(X.shape[1], dtype=bool) if nominal is None else np.asarray(nominal)
-        spec = _column_diff.column_diff(
-            X, mask, n_levels=n_levels, numeric_equal=numeric_equal,
-            numeric_different=numeric_different,
-        )
-        nb_idx, nb_d = _column_diff.mixed_nearest(spec, refs, n_neighbors, threads)
-    else:
+    # Neighbours: CORElearn's diff, arithmetic and selection, for every kind of data.
+    ensure_compiled(_column_diff.COLUMN_DIFF_KERNEL)
+    mask = np.zeros(X.shape[1], dtype=bool) if nominal is None else np.asarray(nominal)
+    spec = _column_diff.column_diff(
+        X, mask, n_levels=n_levels, numeric_equal=numeric_equal,
+        numeric_different=numeric_different,
+    )
+    nb_idx, nb_d = _column_diff.mixed_nearest(spec, refs, n_neighbors, threads)
+    if not mixed:  # the sums of numeric complete data: the tiled kernel, as before
         ensure_compiled(_relieff_numba.RELIEFF_KERNEL)
         Xs = _relieff_numba.scaled(X, threads)
-        nb_idx, nb_d = _relieff_numba.corelearn_nearest(
-            X, refs, n_neighbors, threads, matrix_bytes
-        )
     if neighbor_weights == "exp_rank":
         nb_w = rank_weights(nb_d, sigma)
     else:
