@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 
 from localselect._runtime import kernel_input, register_kernel
 from localselect._typing import FloatArray
-from localselect.margin._relieff_numba import _run, corelearn_select
+from localselect.margin._relieff_numba import _heap_select, _pushdown, _run, corelearn_select
 
 __all__ = ["COLUMN_DIFF_KERNEL", "ColumnDiff", "column_diff", "mixed_rrelieff_sums", "ramp"]
 
@@ -186,11 +186,14 @@ def _diff(f, u, v, kind, low, equal, different, slope, step, missing):  # pragma
 
 
 @njit(nogil=True, cache=True)
-def _distance_row(VT, bins, i, kind, order, equal, different, slope, missing, row):  # pragma: no cover
+def _distance_row(
+    VT, bins, complete, i, kind, order, equal, different, slope, missing, row
+):  # pragma: no cover
     """``row[j] = sum_f diff_f(i, j)`` over the columns in ``order``, for every ``j``.
 
     Column by column over all samples (``VT`` is the data transposed, ``bins``
-    the level or interval of each value, -1 when missing), so that the inner
+    the level or interval of each value, -1 when missing; ``complete`` marks
+    the columns without one), so that the inner
     loop runs over samples with selects the compiler vectorises; each pair's
     sum still adds the columns in ``order``, as CORElearn's ``caseDist``.
     """
@@ -216,6 +219,11 @@ def _distance_row(VT, bins, i, kind, order, equal, different, slope, missing, ro
         lo = equal[f]
         hi = different[f]
         sl = slope[f]
+        if complete[f] and lo == 0.0:  # no missing value, no lower ramp: fewer selects
+            for j in range(n):
+                d = abs(col[j] - u)
+                row[j] += 1.0 if d >= hi else d * sl
+            continue
         for j in range(n):
             v = col[j]
             d = abs(v - u)
@@ -225,7 +233,8 @@ def _distance_row(VT, bins, i, kind, order, equal, different, slope, missing, ro
 
 @njit(nogil=True, cache=True)
 def _mixed_neighbours(
-    VT, bins, kind, order, equal, different, slope, missing, refs, k, nb_idx, nb_d, t0, t1
+    VT, bins, complete, kind, order, equal, different, slope, missing, refs, k, nb_idx, nb_d, t0,
+    t1,
 ):  # pragma: no cover
     """The ``k`` nearest samples of references ``refs[t0:t1]`` (:func:`corelearn_select`)."""
     n = VT.shape[1]
@@ -234,7 +243,7 @@ def _mixed_neighbours(
     vals = np.empty(n, dtype=np.int64)
     for r in range(t0, t1):
         i = refs[r]
-        _distance_row(VT, bins, i, kind, order, equal, different, slope, missing, row)
+        _distance_row(VT, bins, complete, i, kind, order, equal, different, slope, missing, row)
         corelearn_select(row, i, k, keys, vals, nb_idx[r], nb_d[r])
 
 
@@ -290,9 +299,10 @@ def mixed_nearest(
     nb_d = np.zeros((m, k))
     VT = np.ascontiguousarray(spec.values.T)
     bins = _bins(spec)
+    complete = (bins >= 0).all(axis=1)
 
     def part(r0: int, r1: int) -> None:
-        _mixed_neighbours(VT, bins, spec.kind, spec.order, spec.equal, spec.different,
+        _mixed_neighbours(VT, bins, complete, spec.kind, spec.order, spec.equal, spec.different,
                           spec.slope, spec.missing, refs, k, nb_idx, nb_d, r0, r1)
 
     _run(threads, part, m)
@@ -330,7 +340,7 @@ def _warm_up() -> None:
 #: The compiled kernel of mixed columns, as the runtime's kernel registry knows it.
 COLUMN_DIFF_KERNEL = register_kernel(
     "RReliefF (mixed columns)",
-    (_distance_row, _mixed_neighbours, _mixed_sums, corelearn_select),
+    (_distance_row, _mixed_neighbours, _mixed_sums, corelearn_select, _heap_select, _pushdown),
     _warm_up,
     "compiling the RReliefF kernel for mixed columns once (about 10 s; cached afterwards)",
 )

@@ -201,20 +201,8 @@ def _pushdown(keys, vals, first, last):  # pragma: no cover
 
 
 @njit(nogil=True, cache=True)
-def corelearn_select(row, i, k, keys, vals, out_idx, out_d):  # pragma: no cover
-    """The ``k`` nearest samples of sample ``i`` by CORElearn's rule (its ties included).
-
-    ``row`` holds the distances of ``i`` to every sample (index order). As
-    CORElearn's ``estimationReg::prepareDistanceFactors``: the ``k + 1``
-    smallest by its heap selection (``marray::sortKsmallest``: a min-heap built
-    over the samples in index order, the minimum swapped to the end ``k + 1``
-    times), then sample ``i`` is searched from the end and overwritten by the
-    nearest; the neighbours are the ``k`` positions before the last, nearest
-    first. Among samples at equal distance the heap decides which are kept;
-    when ``i`` is not among the ``k + 1`` (more than ``k`` samples at its own
-    distance, or a positive self-distance with missing values) the nearest one
-    is dropped, as there. ``keys`` and ``vals`` are scratch arrays of length N.
-    """
+def _heap_select(row, i, k, keys, vals, out_idx, out_d):  # pragma: no cover
+    """CORElearn's selection step for step (see :func:`corelearn_select`)."""
     n = row.shape[0]
     for j in range(n):
         keys[j] = row[j]
@@ -237,6 +225,57 @@ def corelearn_select(row, i, k, keys, vals, out_idx, out_d):  # pragma: no cover
     for t in range(k):
         out_idx[t] = vals[n - 2 - t]
         out_d[t] = keys[n - 2 - t]
+
+
+@njit(nogil=True, cache=True)
+def corelearn_select(row, i, k, keys, vals, out_idx, out_d):  # pragma: no cover
+    """The ``k`` nearest samples of sample ``i`` by CORElearn's rule (its ties included).
+
+    ``row`` holds the distances of ``i`` to every sample (index order). As
+    CORElearn's ``estimationReg::prepareDistanceFactors``: the ``k + 1``
+    smallest by its heap selection (``marray::sortKsmallest``: a min-heap built
+    over the samples in index order, the minimum swapped to the end ``k + 1``
+    times), then sample ``i`` is searched from the end and overwritten by the
+    nearest; the neighbours are the ``k`` positions before the last, nearest
+    first. Among samples at equal distance the heap decides which are kept;
+    when ``i`` is not among the ``k + 1`` (more than ``k`` samples at its own
+    distance, or a positive self-distance with missing values) the nearest one
+    is dropped, as there. ``keys`` and ``vals`` are scratch arrays of length N.
+
+    Shortcut with the same neighbours: when ``i`` is at distance 0 from itself
+    and the ``(k + 1)``-th smallest distance is below the ``(k + 2)``-th (no
+    tie at the boundary), the heap keeps exactly the ``k + 1`` smallest, so
+    they are found by insertion (``O(N)`` with rare inserts) and ``i`` is
+    removed; samples at equal distance inside the ``k`` may then come in index
+    order rather than the heap's, which changes no neighbour weight.
+    """
+    n = row.shape[0]
+    kk = k + 2
+    if row[i] == 0.0 and kk <= n:
+        filled = 0
+        for j in range(n):  # the kk smallest, strict comparisons: ties to the lower index
+            dj = row[j]
+            if filled == kk and dj >= keys[kk - 1]:
+                continue
+            pos = filled if filled < kk else kk - 1
+            while pos > 0 and dj < keys[pos - 1]:
+                keys[pos] = keys[pos - 1]
+                vals[pos] = vals[pos - 1]
+                pos -= 1
+            keys[pos] = dj
+            vals[pos] = j
+            if filled < kk:
+                filled += 1
+        if keys[k] < keys[k + 1]:
+            t = 0
+            for p in range(k + 1):
+                if vals[p] != i:
+                    out_idx[t] = vals[p]
+                    out_d[t] = keys[p]
+                    t += 1
+            if t == k:  # i was among the k + 1 (always, unless a distance is negative)
+                return
+    _heap_select(row, i, k, keys, vals, out_idx, out_d)
 
 
 @njit(nogil=True, cache=True, fastmath=_FAST)
@@ -450,6 +489,7 @@ RELIEFF_KERNEL = register_kernel(
         _cityblock_tiles,
         _neighbours,
         _pushdown,
+        _heap_select,
         corelearn_select,
         _weighted_diffs,
         _regression_diffs,
