@@ -3,7 +3,8 @@
 #
 # Usage:
 #   Rscript corelearn_mixed.R export NAME OUT.csv
-#     writes the real table NAME (birthwt, Cars93, mpg, airquality), prepared as
+#     writes the real table NAME (birthwt, Cars93, mpg, airquality; birthwt_low
+#     and mpg_drv with class labels), prepared as
 #     below, with its target in the last column "y" and factors as strings;
 #   Rscript corelearn_mixed.R score TABLE.csv FACTORS ESTIMATOR K SIGMA EQUAL DIFFERENT
 #     prints CORElearn's scores of TABLE.csv (last column "y" the target), one
@@ -42,6 +43,18 @@ if (args[1] == "export") {
                "class", "hwy")]
     d$y <- d$hwy
     d$hwy <- NULL
+  } else if (name == "birthwt_low") {  # MASS: birth weight below 2.5 kg (class labels)
+    d <- MASS::birthwt
+    d$bwt <- NULL
+    for (v in c("race", "smoke", "ht", "ui")) d[[v]] <- as.character(d[[v]])
+    d$y <- d$low
+    d$low <- NULL
+  } else if (name == "mpg_drv") {     # ggplot2: drive train (f, r, 4) of the mpg table
+    d <- as.data.frame(ggplot2::mpg)
+    d <- d[, c("manufacturer", "displ", "year", "cyl", "trans", "cty", "hwy", "fl",
+               "class", "drv")]
+    d$y <- d$drv
+    d$drv <- NULL
   } else if (name == "airquality") {  # datasets: New York air quality, NA in Ozone, Solar.R
     d <- airquality
     d$Month <- as.character(d$Month)

@@ -25,12 +25,18 @@ RUNS = [
     ("RReliefFexpRank", 15, 4.0, 0.0, 1.0),
     ("RReliefFequalK", 10, 20.0, 0.04, 0.1),
 ]
+#: Runs on class labels (complete tables): CORElearn's ReliefF with k equal neighbours.
+CLASS_RUNS = [("ReliefFequalK", 10, 20.0, 0.0, 1.0), ("ReliefFequalK", 3, 20.0, 0.0, 1.0)]
 REAL = {
     "birthwt": ["race", "smoke", "ht", "ui"],
     "Cars93": ["Type", "AirBags", "DriveTrain", "Cylinders", "Man.trans.avail", "Origin"],
     "mpg": ["manufacturer", "trans", "drv", "fl", "class"],
     "airquality": ["Month"],
+    "birthwt_low": ["race", "smoke", "ht", "ui"],
+    "mpg_drv": ["manufacturer", "trans", "fl", "class"],
 }
+#: The tables with class labels (their target is read as a factor).
+CLASS_TABLES = {"generated_classes", "birthwt_low", "mpg_drv"}
 
 
 def generated():
@@ -56,7 +62,15 @@ def generated():
     z = rng.integers(0, 4, size=(n, 4)).astype(float)
     y = z[:, 0] - z[:, 1] * z[:, 2] / 3 + 0.2 * rng.normal(size=n)
     d3 = pd.DataFrame({"z0": z[:, 0], "z1": z[:, 1], "z2": z[:, 2], "z3": z[:, 3], "y": y})
+    n = 120
+    f1 = rng.choice(["a", "b", "c"], n)
+    f2 = rng.choice(["u", "v"], n)
+    x = rng.normal(size=(n, 3))
+    label = np.where(x[:, 0] + (f1 == "a") + 0.5 * rng.normal(size=n) > 0.5, "p", "q")
+    d4 = pd.DataFrame({"x0": x[:, 0], "f1": f1, "x1": x[:, 1], "f2": f2, "x2": x[:, 2],
+                       "y": label})
     return {
+        "generated_classes": (d4, ["f1", "f2"]),
         "generated_continuous": (d1, ["f1", "f2"]),
         "generated_ties": (d2, ["g", "b"]),
         "generated_integers": (d3, []),
@@ -97,6 +111,8 @@ def main():
                            check=True, cwd=HERE)
             d = pd.read_csv(csv, na_values=["NA"], keep_default_na=False,
                             dtype={f: str for f in REAL[name]})
+            if name in CLASS_TABLES:
+                d["y"] = d["y"].astype(str)
             tables[name] = (d, REAL[name])
         for name, (d, factors) in tables.items():
             csv = Path(tmp) / f"{name}.csv"
@@ -108,10 +124,11 @@ def main():
                 "nominal": [c in factors for c in d.columns[:-1]],
                 "levels": levels,
                 "X": [[None if np.isnan(v) else v for v in row] for row in X.tolist()],
-                "y": d["y"].astype(float).tolist(),
+                "task": "classification" if name in CLASS_TABLES else "regression",
+                "y": (d["y"].astype(str) if name in CLASS_TABLES else d["y"].astype(float)).tolist(),
                 "scores": [],
             }
-            for run in RUNS:
+            for run in CLASS_RUNS if name in CLASS_TABLES else RUNS:
                 cmd, weights, seconds = score(csv, factors, run)
                 entry["scores"].append({
                     "command": " ".join(cmd), "estimator": run[0], "k": run[1],
