@@ -74,7 +74,9 @@ class CorelearnColumns:
 
     def distance(self, i, j):
         a = self.X.shape[1]
-        cols = [f for f in range(a) if self.nominal[f]] + [f for f in range(a) if not self.nominal[f]]
+        cols = [f for f in range(a) if self.nominal[f]] + [
+            f for f in range(a) if not self.nominal[f]
+        ]
         total = 0.0
         for f in cols:  # CORElearn's order: the nominal columns, then the numeric ones
             total += self.diff(f, i, j)
@@ -177,10 +179,9 @@ def relieff_classes(X, y, nominal, k):
         return (v - min(vals)) / span if span > 0 else 0.0
 
     def entry(f, u, cu, v, cv):
-        if nominal[f]:
-            eq = (lambda s, t: 0.0 if s == t else 1.0)
-        else:
-            eq = (lambda s, t: abs(scaled(f, s) - scaled(f, t)))
+        def eq(s, t):
+            return (0.0 if s == t else 1.0) if nominal[f] else abs(scaled(f, s) - scaled(f, t))
+
         if not math.isnan(u) and not math.isnan(v):
             return eq(u, v)
         if math.isnan(u) and math.isnan(v):

@@ -46,7 +46,7 @@ class _Columns:
 
 
 def _mixed(seed, n, missing=0.1, integers=True):
-    """Columns: a 3-level factor, a continuous column, an integer (or continuous) one, a binary factor."""
+    """A 3-level factor, a continuous column, an integer (or continuous) one, a 2-level factor."""
     rng = np.random.default_rng(seed)
     third = rng.integers(0, 4, n).astype(float) if integers else rng.normal(size=n)
     X = np.column_stack([rng.integers(0, 3, n), rng.normal(size=n), third, rng.integers(0, 2, n)])

@@ -178,10 +178,22 @@ def test_live_corelearn_run(tmp_path):
     factors = ",".join(c for c, nom in zip(table["columns"], table["nominal"], strict=True) if nom)
     run = table["scores"][0]
     res = subprocess.run(
-        ["Rscript", "corelearn_mixed.R", "score", str(csv), factors, run["estimator"],
-         str(run["k"]), str(run["sigma"]), str(run["numeric_equal"]),
-         str(run["numeric_different"])],
-        capture_output=True, text=True, check=True, cwd=REF,
+        [
+            "Rscript",
+            "corelearn_mixed.R",
+            "score",
+            str(csv),
+            factors,
+            run["estimator"],
+            str(run["k"]),
+            str(run["sigma"]),
+            str(run["numeric_equal"]),
+            str(run["numeric_different"]),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REF,
     )
     live = [float(v) for v in res.stdout.strip().split("\n")[:-1]]
     np.testing.assert_allclose(live, run["weights"], rtol=0, atol=1e-12)

@@ -142,16 +142,12 @@ def column_diff(
     table = np.zeros((a, int(n_bins.max(initial=1)) + 1))
     for f in range(a):  # one column at a time; each a vectorised count
         col = np.where(known[:, f], X[:, f], low[f])
-        if nominal[f]:
-            bins = col.astype(np.intp)
-        else:
-            bins = ((col - low[f]) / step[f]).astype(np.intp)
+        scaled = col if nominal[f] else (col - low[f]) / step[f]
+        bins = scaled.astype(np.intp)
         table[f, : n_bins[f] + 1] = _laplace_table(bins, known[:, f], int(n_bins[f]))
     kind = nominal.astype(np.int64)
     order = np.concatenate([np.flatnonzero(nominal), np.flatnonzero(~nominal)]).astype(np.int64)
-    return ColumnDiff(
-        kernel_input(X), kind, order, low, equal, different, slope, step, table
-    )
+    return ColumnDiff(kernel_input(X), kind, order, low, equal, different, slope, step, table)
 
 
 def ramp(distance: FloatArray, equal: float, different: float, slope: float) -> FloatArray:
@@ -233,7 +229,20 @@ def _distance_row(
 
 @njit(nogil=True, cache=True)
 def _mixed_neighbours(
-    VT, bins, complete, kind, order, equal, different, slope, missing, refs, k, nb_idx, nb_d, t0,
+    VT,
+    bins,
+    complete,
+    kind,
+    order,
+    equal,
+    different,
+    slope,
+    missing,
+    refs,
+    k,
+    nb_idx,
+    nb_d,
+    t0,
     t1,
 ):  # pragma: no cover
     """The ``k`` nearest samples of references ``refs[t0:t1]`` (:func:`corelearn_select`)."""
@@ -249,8 +258,22 @@ def _mixed_neighbours(
 
 @njit(nogil=True, cache=True)
 def _mixed_sums(
-    V, kind, low, equal, different, slope, step, missing, refs, nb_idx, nb_w, dy, diff_a,
-    diff_ca, f0, f1,
+    V,
+    kind,
+    low,
+    equal,
+    different,
+    slope,
+    step,
+    missing,
+    refs,
+    nb_idx,
+    nb_w,
+    dy,
+    diff_a,
+    diff_ca,
+    f0,
+    f1,
 ):  # pragma: no cover
     """RReliefF's ``N_dA`` and ``N_dC&dA`` of the columns ``f0:f1`` (each owns its sums)."""
     for f in range(f0, f1):
@@ -262,8 +285,9 @@ def _mixed_sums(
                 w = nb_w[r, t]
                 if w == 0.0:
                     continue
-                d = _diff(f, u, V[nb_idx[r, t], f], kind, low, equal, different, slope, step,
-                          missing)
+                d = _diff(
+                    f, u, V[nb_idx[r, t], f], kind, low, equal, different, slope, step, missing
+                )
                 acc_a += w * d
                 acc_ca += w * dy[r, t] * d
         diff_a[f] = acc_a
@@ -271,8 +295,7 @@ def _mixed_sums(
 
 
 def _tables(spec: ColumnDiff) -> tuple:
-    return (spec.kind, spec.low, spec.equal, spec.different, spec.slope, spec.step,
-            spec.missing)
+    return (spec.kind, spec.low, spec.equal, spec.different, spec.slope, spec.step, spec.missing)
 
 
 def _bins(spec: ColumnDiff) -> NDArray[np.int64]:
@@ -302,8 +325,23 @@ def mixed_nearest(
     complete = (bins >= 0).all(axis=1)
 
     def part(r0: int, r1: int) -> None:
-        _mixed_neighbours(VT, bins, complete, spec.kind, spec.order, spec.equal, spec.different,
-                          spec.slope, spec.missing, refs, k, nb_idx, nb_d, r0, r1)
+        _mixed_neighbours(
+            VT,
+            bins,
+            complete,
+            spec.kind,
+            spec.order,
+            spec.equal,
+            spec.different,
+            spec.slope,
+            spec.missing,
+            refs,
+            k,
+            nb_idx,
+            nb_d,
+            r0,
+            r1,
+        )
 
     _run(threads, part, m)
     return nb_idx, nb_d
@@ -322,8 +360,22 @@ def mixed_rrelieff_sums(
     diff_a = np.zeros(a)
     diff_ca = np.zeros(a)
     kind, low, equal, different, slope, step, missing = _tables(spec)
-    args = (spec.values, kind, low, equal, different, slope, step, missing, refs, nb_idx,
-            kernel_input(nb_w), kernel_input(dy), diff_a, diff_ca)
+    args = (
+        spec.values,
+        kind,
+        low,
+        equal,
+        different,
+        slope,
+        step,
+        missing,
+        refs,
+        nb_idx,
+        kernel_input(nb_w),
+        kernel_input(dy),
+        diff_a,
+        diff_ca,
+    )
     _run(threads, _mixed_sums, a, *args)
     return diff_a, diff_ca
 

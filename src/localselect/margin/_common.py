@@ -73,9 +73,7 @@ def iterations(estimator: Any, name: str, log: Reporter) -> Iterator[Callable]:
         yield iteration_callback(log, name, estimator.callback, task)
 
 
-def input_kinds(
-    estimator: Any, n_features: int
-) -> tuple[NDArray[np.bool_], NDArray[np.intp]]:
+def input_kinds(estimator: Any, n_features: int) -> tuple[NDArray[np.bool_], NDArray[np.intp]]:
     """The nominal input columns of a fit and their numbers of levels.
 
     Read from the fitted ``input_columns_`` (set by the fit before ``_fit``);
@@ -89,7 +87,10 @@ def input_kinds(
         return np.zeros(n_features, dtype=bool), np.zeros(n_features, dtype=np.intp)
     levels = cols.levels
     n_levels = np.array(
-        [len(lv) if nom and lv is not None else 0 for nom, lv in zip(nominal, levels, strict=True)],
+        [
+            len(lv) if nom and lv is not None else 0
+            for nom, lv in zip(nominal, levels, strict=True)
+        ],
         dtype=np.intp,
     )
     return nominal, n_levels

@@ -387,10 +387,8 @@ def nearest(
     nb_idx = np.zeros((m, slots), dtype=np.int64)
     nb_w = np.zeros((m, slots))
     nb_d = np.zeros((m, slots))
-    if m == n and n * n * 8 <= matrix_bytes:
-        D = _distance_matrix(Xs, threads)
-    else:
-        D = np.empty((0, 0))
+    held = m == n and n * n * 8 <= matrix_bytes
+    D = _distance_matrix(Xs, threads) if held else np.empty((0, 0))
     args = (Xs, D, codes.astype(np.int64), starts, members, k_per, coef, refs)
     _run(threads, _neighbours, -(-m // _TILE), *args, nb_idx, nb_w, nb_d)
     return nb_idx, nb_w, nb_d

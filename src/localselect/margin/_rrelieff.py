@@ -176,7 +176,10 @@ def rrelieff(
     ensure_compiled(_column_diff.COLUMN_DIFF_KERNEL)
     mask = np.zeros(X.shape[1], dtype=bool) if nominal is None else np.asarray(nominal)
     spec = _column_diff.column_diff(
-        X, mask, n_levels=n_levels, numeric_equal=numeric_equal,
+        X,
+        mask,
+        n_levels=n_levels,
+        numeric_equal=numeric_equal,
         numeric_different=numeric_different,
     )
     nb_idx, nb_d = _column_diff.mixed_nearest(spec, refs, n_neighbors, threads)

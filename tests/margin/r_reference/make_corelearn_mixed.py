@@ -1,10 +1,13 @@
 """Write corelearn_mixed.json: mixed tables and CORElearn's Relief-family scores.
 
 Run from this folder with R, CORElearn, MASS and ggplot2 installed (see
-corelearn_mixed.R): ``python make_corelearn_mixed.py``. Two generated tables
-(one with continuous features, so no distance ties; two of small integers,
-full of ties, one of them without factors or missing values) and four real ones (MASS ``birthwt`` and ``Cars93``, ggplot2
-``mpg``, R's ``airquality``), all with factors and most with missing values.
+corelearn_mixed.R): ``python make_corelearn_mixed.py``. With a continuous
+target: three generated tables (one with continuous features, so no distance
+ties; two of small integers, full of ties, one of them without factors or
+missing values) and four real ones (MASS ``birthwt`` and ``Cars93``, ggplot2
+``mpg``, R's ``airquality``), most with factors and missing values. With class
+labels (complete tables): a generated one without ties, MASS ``birthwt``
+(``low``) and ggplot2 ``mpg`` (``drv``).
 The JSON holds each table in full (level codes for the factors, ``null`` for a
 missing value), the exact R command of every run and its scores.
 """
@@ -46,7 +49,12 @@ def generated():
     f1 = rng.choice(["a", "b", "c"], n)
     f2 = rng.choice(["u", "v", "w", "z"], n)
     x = rng.normal(size=(n, 3))
-    y = 2 * x[:, 0] + np.where(f1 == "a", 1.5, 0.0) + np.sin(2 * x[:, 1]) + 0.2 * rng.normal(size=n)
+    y = (
+        2 * x[:, 0]
+        + np.where(f1 == "a", 1.5, 0.0)
+        + np.sin(2 * x[:, 1])
+        + 0.2 * rng.normal(size=n)
+    )
     d1 = pd.DataFrame({"x0": x[:, 0], "f1": f1, "x1": x[:, 1], "f2": f2, "x2": x[:, 2], "y": y})
     d1.loc[rng.random(n) < 0.08, "x1"] = np.nan
     d1.loc[rng.random(n) < 0.08, "f2"] = None
@@ -67,8 +75,9 @@ def generated():
     f2 = rng.choice(["u", "v"], n)
     x = rng.normal(size=(n, 3))
     label = np.where(x[:, 0] + (f1 == "a") + 0.5 * rng.normal(size=n) > 0.5, "p", "q")
-    d4 = pd.DataFrame({"x0": x[:, 0], "f1": f1, "x1": x[:, 1], "f2": f2, "x2": x[:, 2],
-                       "y": label})
+    d4 = pd.DataFrame(
+        {"x0": x[:, 0], "f1": f1, "x1": x[:, 1], "f2": f2, "x2": x[:, 2], "y": label}
+    )
     return {
         "generated_classes": (d4, ["f1", "f2"]),
         "generated_continuous": (d1, ["f1", "f2"]),
@@ -93,10 +102,21 @@ def encode(d, factors):
 
 def score(csv, factors, run):
     est, k, sigma, equal, different = run
-    cmd = ["Rscript", "corelearn_mixed.R", "score", csv.name, ",".join(factors) or "-", est,
-           str(k), str(sigma), str(equal), str(different)]
-    res = subprocess.run([*cmd[:3], str(csv), *cmd[4:]], capture_output=True, text=True,
-                         check=True, cwd=HERE)
+    cmd = [
+        "Rscript",
+        "corelearn_mixed.R",
+        "score",
+        csv.name,
+        ",".join(factors) or "-",
+        est,
+        str(k),
+        str(sigma),
+        str(equal),
+        str(different),
+    ]
+    res = subprocess.run(
+        [*cmd[:3], str(csv), *cmd[4:]], capture_output=True, text=True, check=True, cwd=HERE
+    )
     lines = res.stdout.strip().split("\n")
     return cmd, [float(v) for v in lines[:-1]], float(lines[-1].split()[1])
 
@@ -107,10 +127,12 @@ def main():
         tables = generated()
         for name in REAL:
             csv = Path(tmp) / f"{name}.csv"
-            subprocess.run(["Rscript", "corelearn_mixed.R", "export", name, str(csv)],
-                           check=True, cwd=HERE)
-            d = pd.read_csv(csv, na_values=["NA"], keep_default_na=False,
-                            dtype={f: str for f in REAL[name]})
+            subprocess.run(
+                ["Rscript", "corelearn_mixed.R", "export", name, str(csv)], check=True, cwd=HERE
+            )
+            d = pd.read_csv(
+                csv, na_values=["NA"], keep_default_na=False, dtype={f: str for f in REAL[name]}
+            )
             if name in CLASS_TABLES:
                 d["y"] = d["y"].astype(str)
             tables[name] = (d, REAL[name])
@@ -125,16 +147,25 @@ def main():
                 "levels": levels,
                 "X": [[None if np.isnan(v) else v for v in row] for row in X.tolist()],
                 "task": "classification" if name in CLASS_TABLES else "regression",
-                "y": (d["y"].astype(str) if name in CLASS_TABLES else d["y"].astype(float)).tolist(),
+                "y": (
+                    d["y"].astype(str) if name in CLASS_TABLES else d["y"].astype(float)
+                ).tolist(),
                 "scores": [],
             }
             for run in CLASS_RUNS if name in CLASS_TABLES else RUNS:
                 cmd, weights, seconds = score(csv, factors, run)
-                entry["scores"].append({
-                    "command": " ".join(cmd), "estimator": run[0], "k": run[1],
-                    "sigma": run[2], "numeric_equal": run[3], "numeric_different": run[4],
-                    "weights": weights, "seconds": seconds,
-                })
+                entry["scores"].append(
+                    {
+                        "command": " ".join(cmd),
+                        "estimator": run[0],
+                        "k": run[1],
+                        "sigma": run[2],
+                        "numeric_equal": run[3],
+                        "numeric_different": run[4],
+                        "weights": weights,
+                        "seconds": seconds,
+                    }
+                )
             out["tables"][name] = entry
     (HERE / "corelearn_mixed.json").write_text(json.dumps(out, indent=1) + "\n")
 
