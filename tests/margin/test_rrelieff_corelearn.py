@@ -197,3 +197,42 @@ def test_live_corelearn_run(tmp_path):
     )
     live = [float(v) for v in res.stdout.strip().split("\n")[:-1]]
     np.testing.assert_allclose(live, run["weights"], rtol=0, atol=1e-12)
+
+
+def _frame(table):
+    """The recorded table as a pandas frame: factors as ``category`` columns of their labels."""
+    pd = pytest.importorskip("pandas")
+    X, y = _table(table)
+    data = {}
+    for a, name in enumerate(table["columns"]):
+        if table["nominal"][a]:
+            labels = np.array(table["levels"][name], dtype=object)
+            codes = X[:, a]
+            values = [None if np.isnan(c) else labels[int(c)] for c in codes]
+            data[name] = pd.Categorical(values, categories=list(labels))
+        else:
+            data[name] = X[:, a]
+    return pd.DataFrame(data), y
+
+
+@pytest.mark.parametrize("name", ["Cars93", "mpg", "airquality", "generated_ties"])
+def test_dataframe_with_factors_and_nan_equals_corelearn(name):
+    """A frame with category columns and NaN through the public fit: CORElearn's scores."""
+    table = DATA["tables"][name]
+    frame, y = _frame(table)
+    for run in table["scores"]:
+        est = _estimator(run, len(y)).fit(frame, y)
+        np.testing.assert_allclose(est.feature_importances_, run["weights"], rtol=0, atol=1e-9)
+        assert list(est.get_feature_names_out(input_features=None)) == [
+            c for c, keep in zip(table["columns"], est.get_support(), strict=True) if keep
+        ]
+
+
+def test_dataframe_with_class_labels_and_strings():
+    table = DATA["tables"]["generated_classes"]
+    frame, y = _frame(table)
+    for col in ("f1", "f2"):  # string columns (object dtype) rather than categories
+        frame[col] = frame[col].astype(str)
+    run = table["scores"][0]
+    est = ReliefF(n_neighbors=run["k"], max_samples=None).fit(frame, y)
+    np.testing.assert_allclose(est.feature_importances_, run["weights"], rtol=0, atol=1e-9)

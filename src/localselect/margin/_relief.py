@@ -111,6 +111,7 @@ class Relief(_FeatureWeightSelector):
 
     _declaration = Declaration(
         "relief",
+        columns="native",
         check={"n_features_to_select": 2},
         demo={"n_features_to_select": 5},
         targets=("classes", "continuous"),
@@ -347,6 +348,7 @@ class ReliefF(_FeatureWeightSelector):
 
     _declaration = Declaration(
         "relieff",
+        columns="native",
         check={"n_neighbors": 3, "n_features_to_select": 2},
         demo={"n_features_to_select": 5},
         targets=("classes", "continuous"),
