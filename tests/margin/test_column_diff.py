@@ -247,3 +247,33 @@ def test_regression_with_nan_fits_through_the_public_api():
     fitted = ReliefF(n_neighbors=5, task="regression").fit(X, y)
     assert np.isfinite(fitted.feature_importances_).all()
     assert np.argmax(fitted.feature_importances_) == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(0, 2**16), n=st.integers(5, 60), k=st.integers(1, 8), top=st.integers(1, 4)
+)
+def test_settled_candidates_are_corelearns_neighbours(seed, n, k, top):
+    """Numeric complete data: the tiled search's candidates settled = CORElearn's heap."""
+    from localselect.margin import _relieff_numba as RN
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, top + 1, size=(n, 3)).astype(float)  # small integers: many ties
+    k = min(k, n - 1)
+    refs = np.arange(n, dtype=np.int64)
+    spec = _column_diff.column_diff(X, np.zeros(3, dtype=bool))
+    cand, _, near_d = RN.nearest(
+        RN.scaled(X, 1),
+        np.zeros(n, dtype=np.intp),
+        np.array([[min(k + 1, n - 1)]]),
+        np.ones((1, 1)),
+        refs,
+        1,
+        2**20,
+    )
+    idx, dist = _column_diff.settle(spec, refs, cand, near_d, k, 1)
+    heap_idx, heap_dist = _column_diff.mixed_nearest(spec, refs, k, 1)
+    np.testing.assert_array_equal(dist, heap_dist)
+    for r in range(n):
+        for value in set(dist[r]):
+            assert sorted(idx[r][dist[r] == value]) == sorted(heap_idx[r][heap_dist[r] == value])

@@ -40,7 +40,15 @@ from localselect._runtime import kernel_input, register_kernel
 from localselect._typing import FloatArray
 from localselect.margin._relieff_numba import _heap_select, _pushdown, _run, corelearn_select
 
-__all__ = ["COLUMN_DIFF_KERNEL", "ColumnDiff", "column_diff", "mixed_rrelieff_sums", "ramp"]
+__all__ = [
+    "COLUMN_DIFF_KERNEL",
+    "ColumnDiff",
+    "column_diff",
+    "mixed_nearest",
+    "mixed_rrelieff_sums",
+    "ramp",
+    "settle",
+]
 
 #: CORElearn's intervals of a numeric column for the missing-value rule
 #: (``constNAdiscretizationIntervals``), and the fewest rows per interval
@@ -160,25 +168,28 @@ def ramp(distance: FloatArray, equal: float, different: float, slope: float) -> 
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _diff(f, u, v, kind, low, equal, different, slope, step, missing):  # pragma: no cover
-    """``diff`` of column ``f`` between the values ``u`` (reference) and ``v``."""
-    nu = np.isnan(u)
-    nv = np.isnan(v)
-    if nu or nv:
-        if nu and nv:
-            return missing[f, 0]
-        w = v if nu else u
-        if kind[f] == 1:
-            return missing[f, 1 + int(w)]
-        return missing[f, 1 + int((w - low[f]) / step[f])]
-    if kind[f] == 1:
+def _known_diff(u, v, nominal, equal, different, slope):  # pragma: no cover
+    """``diff`` of one column between two known values (scalars only: no reference counting)."""
+    if nominal:
         return 0.0 if u == v else 1.0
     d = abs(v - u)
-    if d >= different[f]:
+    if d >= different:
         return 1.0
-    if d <= equal[f]:
+    if d <= equal:
         return 0.0
-    return (d - equal[f]) * slope[f]
+    return (d - equal) * slope
+
+
+@njit(nogil=True, cache=True)
+def _missing_diff(u, v, f, nominal, low, step, missing):  # pragma: no cover
+    """``diff`` of column ``f`` when ``u`` or ``v`` is missing (module docstring)."""
+    nu = np.isnan(u)
+    if nu and np.isnan(v):
+        return missing[f, 0]
+    w = v if nu else u
+    if nominal:
+        return missing[f, 1 + int(w)]
+    return missing[f, 1 + int((w - low) / step)]
 
 
 @njit(nogil=True, cache=True)
@@ -277,6 +288,7 @@ def _mixed_sums(
 ):  # pragma: no cover
     """RReliefF's ``N_dA`` and ``N_dC&dA`` of the columns ``f0:f1`` (each owns its sums)."""
     for f in range(f0, f1):
+        nominal = kind[f] == 1
         acc_a = 0.0
         acc_ca = 0.0
         for r in range(refs.shape[0]):
@@ -285,9 +297,11 @@ def _mixed_sums(
                 w = nb_w[r, t]
                 if w == 0.0:
                     continue
-                d = _diff(
-                    f, u, V[nb_idx[r, t], f], kind, low, equal, different, slope, step, missing
-                )
+                v = V[nb_idx[r, t], f]
+                if np.isnan(u) or np.isnan(v):
+                    d = _missing_diff(u, v, f, nominal, low[f], step[f], missing)
+                else:
+                    d = _known_diff(u, v, nominal, equal[f], different[f], slope[f])
                 acc_a += w * d
                 acc_ca += w * dy[r, t] * d
         diff_a[f] = acc_a
@@ -296,6 +310,85 @@ def _mixed_sums(
 
 def _tables(spec: ColumnDiff) -> tuple:
     return (spec.kind, spec.low, spec.equal, spec.different, spec.slope, spec.step, spec.missing)
+
+
+@njit(nogil=True, cache=True)
+def _pair_distances(
+    V, kind, order, low, equal, different, slope, step, missing, refs, cand, out, r0, r1
+):  # pragma: no cover
+    """``out[r, t]``: the distance of ``refs[r]`` and ``cand[r, t]``, as :func:`_distance_row`.
+
+    The same terms added in the same order, so equal to the row's entry bit for bit.
+    """
+    for r in range(r0, r1):
+        i = refs[r]
+        for t in range(cand.shape[1]):
+            j = cand[r, t]
+            s = 0.0
+            for q in range(order.shape[0]):
+                f = order[q]
+                u = V[i, f]
+                v = V[j, f]
+                if np.isnan(u) or np.isnan(v):
+                    s += _missing_diff(u, v, f, kind[f] == 1, low[f], step[f], missing)
+                else:
+                    s += _known_diff(u, v, kind[f] == 1, equal[f], different[f], slope[f])
+            out[r, t] = s
+
+
+def settle(
+    spec: ColumnDiff,
+    refs: NDArray[np.int64],
+    cand: NDArray[np.int64],
+    near_d: FloatArray,
+    k: int,
+    threads: int,
+) -> tuple[NDArray[np.int64], FloatArray]:
+    """CORElearn's ``k`` neighbours from ``k + 1`` candidates found by a faster search.
+
+    ``cand`` (``(m, k + 1)``, or ``(m, k)`` when ``k = N - 1``) holds each
+    reference's nearest samples (itself excluded) by a distance that agrees
+    with CORElearn's to rounding, ``near_d`` their distances, nearest first.
+    The candidates' distances are recomputed in CORElearn's arithmetic and
+    sorted (stably); a reference whose ``k``-th distance is not clearly below
+    the next candidate's and every other sample's (a tie at the boundary, up
+    to 1e-10 relative) gets its neighbours from :func:`mixed_nearest`
+    (CORElearn's heap). Elsewhere the neighbours are those CORElearn chooses;
+    samples at equal distance inside the ``k`` may come in another order,
+    which changes no neighbour weight. Returns ``(indices, distances)``.
+    """
+    m = refs.shape[0]
+    exact = np.empty(cand.shape)
+    kind, low, equal, different, slope, step, missing = _tables(spec)
+    args = (
+        spec.values,
+        kind,
+        spec.order,
+        low,
+        equal,
+        different,
+        slope,
+        step,
+        missing,
+        refs,
+        cand,
+        exact,
+    )
+    _run(threads, _pair_distances, m, *args)
+    order = np.argsort(exact, axis=1, kind="stable")
+    exact = np.take_along_axis(exact, order, axis=1)
+    cand = np.take_along_axis(cand, order, axis=1)
+    redo = np.zeros(m, dtype=bool)
+    if cand.shape[1] > k:
+        bound = near_d.max(axis=1)  # every sample outside the candidates is at least this far
+        tol = 1e-10 * (1.0 + np.abs(bound))
+        redo = (exact[:, k - 1] >= exact[:, k]) | (exact[:, k - 1] >= bound - tol)
+    nb_idx = np.ascontiguousarray(cand[:, :k])
+    nb_d = np.ascontiguousarray(exact[:, :k])
+    if redo.any():
+        sub = np.ascontiguousarray(refs[redo])
+        nb_idx[redo], nb_d[redo] = mixed_nearest(spec, sub, k, threads)
+    return nb_idx, nb_d
 
 
 def _bins(spec: ColumnDiff) -> NDArray[np.int64]:
@@ -387,12 +480,22 @@ def _warm_up() -> None:
     refs = np.arange(5, dtype=np.int64)
     nb_idx, nb_d = mixed_nearest(spec, refs, 2, 1)
     mixed_rrelieff_sums(spec, refs, nb_idx, np.full((5, 2), 0.5), nb_d, 1)
+    cand = np.array([[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2], [0, 1, 2]], dtype=np.int64)
+    settle(spec, refs, cand, np.ones((5, 3)), 2, 1)
 
 
 #: The compiled kernel of mixed columns, as the runtime's kernel registry knows it.
 COLUMN_DIFF_KERNEL = register_kernel(
     "RReliefF (mixed columns)",
-    (_distance_row, _mixed_neighbours, _mixed_sums, corelearn_select, _heap_select, _pushdown),
+    (
+        _distance_row,
+        _mixed_neighbours,
+        _mixed_sums,
+        _pair_distances,
+        corelearn_select,
+        _heap_select,
+        _pushdown,
+    ),
     _warm_up,
     "compiling the RReliefF kernel for mixed columns once (about 10 s; cached afterwards)",
 )

@@ -116,6 +116,7 @@ def rrelieff(
     numeric_equal: float = 0.0,
     numeric_different: float = 1.0,
     n_jobs: int | None = None,
+    matrix_bytes: float = 256 * 2**20,
 ) -> FloatArray:
     """RReliefF weights (Robnik-Sikonja and Kononenko 2003, Fig. 3).
 
@@ -146,6 +147,9 @@ def rrelieff(
         the defaults give the plain range-scaled difference.
     n_jobs : int or None, default=None
         Threads of the compiled kernel; results do not depend on it.
+    matrix_bytes : float, default=256 MiB
+        Numeric complete data: the largest ``N x N`` distance matrix held when
+        every row is a reference (each pair computed once).
 
     Returns
     -------
@@ -155,15 +159,19 @@ def rrelieff(
 
     Notes
     -----
-    Neighbours come from the column-by-column kernel of
-    :mod:`localselect.margin._column_diff` (CORElearn's ``diff`` with its
-    arithmetic, and its selection and tie rule,
-    :func:`localselect.margin._relieff_numba.corelearn_select`). The sums of
-    numeric complete data without the ramp are those of the tiled kernel of
-    :mod:`localselect.margin._relieff_numba` (as before nominal columns and
-    missing values were taken); otherwise :mod:`localselect.margin._column_diff`
-    sums them. Time O(m N A) for the distances, O(m k A) for the sums; memory
-    O(N A) for a transposed copy of the data and its bins, plus O(m k).
+    Neighbours follow CORElearn's ``diff``, arithmetic, selection and tie
+    rule (:func:`localselect.margin._relieff_numba.corelearn_select`).
+    Numeric complete data without the ramp: the tiled kernel of
+    :mod:`localselect.margin._relieff_numba` finds ``k + 1`` candidates and
+    sums, as before nominal columns and missing values were taken, and
+    :func:`localselect.margin._column_diff.settle` makes the candidates
+    CORElearn's neighbours (its heap for a reference with a tie at the
+    boundary). Otherwise the column-by-column kernel of
+    :mod:`localselect.margin._column_diff` finds the neighbours and sums. Time
+    O(m N A) for the distances (``O(N^2 A / 2)`` for numeric complete data
+    when every row is a reference and the matrix fits), O(m k A) for the
+    sums; memory O(N A) for a transposed copy of the data and its bins (mixed
+    data), plus O(m k).
     """
     threads = n_threads(n_jobs)
     refs = np.asarray(refs, dtype=np.int64)
@@ -172,7 +180,6 @@ def rrelieff(
     mixed = (nominal is not None and bool(np.any(nominal))) or not plain
     if not mixed and np.isnan(X).any():
         mixed = True
-    # Neighbours: CORElearn's diff, arithmetic and selection, for every kind of data.
     ensure_compiled(_column_diff.COLUMN_DIFF_KERNEL)
     mask = np.zeros(X.shape[1], dtype=bool) if nominal is None else np.asarray(nominal)
     spec = _column_diff.column_diff(
@@ -182,10 +189,20 @@ def rrelieff(
         numeric_equal=numeric_equal,
         numeric_different=numeric_different,
     )
-    nb_idx, nb_d = _column_diff.mixed_nearest(spec, refs, n_neighbors, threads)
-    if not mixed:  # the sums of numeric complete data: the tiled kernel, as before
+    if mixed:
+        nb_idx, nb_d = _column_diff.mixed_nearest(spec, refs, n_neighbors, threads)
+    else:
+        # The tiled kernel finds k + 1 candidates (each pair once while the matrix
+        # fits); CORElearn's arithmetic and heap settle them (ties at the boundary).
         ensure_compiled(_relieff_numba.RELIEFF_KERNEL)
         Xs = _relieff_numba.scaled(X, threads)
+        n = X.shape[0]
+        k_per = np.array([[min(n_neighbors + 1, n - 1)]], dtype=np.int64)
+        codes = np.zeros(n, dtype=np.intp)
+        cand, _, near_d = _relieff_numba.nearest(
+            Xs, codes, k_per, np.ones((1, 1)), refs, threads, matrix_bytes
+        )
+        nb_idx, nb_d = _column_diff.settle(spec, refs, cand, near_d, n_neighbors, threads)
     if neighbor_weights == "exp_rank":
         nb_w = rank_weights(nb_d, sigma)
     else:
