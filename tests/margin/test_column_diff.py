@@ -277,3 +277,38 @@ def test_settled_candidates_are_corelearns_neighbours(seed, n, k, top):
     for r in range(n):
         for value in set(dist[r]):
             assert sorted(idx[r][dist[r] == value]) == sorted(heap_idx[r][heap_dist[r] == value])
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("cls", [Relief, IRelief, Simba, ReliefF])
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_planted_frame_through_the_public_fit(cls, task):
+    """A frame with category, string and numeric columns and NaN: one weight per column."""
+    pd = pytest.importorskip("pandas")
+    if task == "regression" and cls in (IRelief, Simba):
+        pytest.skip("class labels only")
+    rng = np.random.default_rng(11)
+    n = 150
+    signal = rng.normal(size=n)
+    level = rng.choice(["a", "b", "c", "d"], n)
+    frame = pd.DataFrame(
+        {
+            "signal": signal,
+            "level": pd.Categorical(level),
+            "noise": rng.normal(size=n),
+            "text": rng.choice(["x", "y", "z"], n).astype(object),
+        }
+    )
+    frame.loc[rng.random(n) < 0.05, "noise"] = np.nan
+    frame.loc[rng.random(n) < 0.05, "text"] = None
+    value = 2 * signal + 2 * np.isin(level, ["a", "b"]) + 0.3 * rng.normal(size=n)
+    y = value if task == "regression" else (value > np.median(value)).astype(int)
+    est = cls(task=task) if cls in (Relief, ReliefF) else cls()
+    w = est.fit(frame, y).feature_importances_
+    assert w.shape == (4,) and np.isfinite(w).all()
+    assert w[0] > max(w[2], w[3])  # the numeric signal above both noise columns
+    if cls is ReliefF:  # k neighbours: the factor's signal shows too
+        assert w[1] > max(w[2], w[3])
+    assert list(est.get_feature_names_out()) == [
+        c for c, keep in zip(frame.columns, est.get_support(), strict=True) if keep
+    ]
