@@ -76,13 +76,14 @@ def test_select_says_the_task_and_keeps_a_continuous_target(table, tmp_path, cap
     out = tmp_path / "out"
     assert _select(path, out, "--method", "mrmr", "--drop", "count", "--n-features", "2") == 0
     printed = capsys.readouterr().out
-    assert "task: regression (detected: 119 distinct values, not all integers)" in " ".join(
+    assert "task: regression (detected: 120 distinct values, not all integers)" in " ".join(
         printed.split()
     )
     summary = json.loads((out / "importances.json").read_text())
     assert summary["task"] == "regression" and summary["params"]["task"] == "regression"
     assert {f["feature"] for f in summary["features"] if f["selected"]} == {"f1", "f3"}
-    assert summary["n_rows_used"] == 119  # the row with a missing value dropped, no class lost
+    assert summary["n_rows_used"] == 120  # the row with a missing value imputed in the model
+    assert summary["missing"] == "impute"
     assert "training_r2" not in summary  # MRMR does not predict
     assert load_bundle(out / "model.skops")["task"] == "regression"
 

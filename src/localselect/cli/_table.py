@@ -217,6 +217,20 @@ def _missing_report(frame: pd.DataFrame) -> dict[str, int]:
     return {str(k): int(v) for k, v in counts.items() if v > 0}
 
 
+def as_level(value: Any) -> Any:
+    """A categorical value as the text of its level; missing stays missing.
+
+    An integer-valued float is written as the integer (``2.0`` -> ``"2"``): a
+    numeric-coded column read with a missing value holds floats, without one
+    integers, and both must name the same level.
+    """
+    if pd.isna(value):
+        return value
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
 class _AsText:
     """Cast categorical columns to text so one-hot encoding sees one type per column."""
 
@@ -226,7 +240,7 @@ class _AsText:
     def __call__(self, frame: pd.DataFrame) -> pd.DataFrame:
         frame = frame.copy()
         for col in self.columns:
-            frame[col] = frame[col].map(lambda v: v if pd.isna(v) else str(v)).astype(object)
+            frame[col] = frame[col].map(as_level).astype(object)
         return frame
 
 
@@ -250,10 +264,11 @@ def prepare_table(
     drop: list[str],
     categorical: list[str],
     raw: bool,
-    missing: str = "drop",
+    missing: str = "impute",
     min_per_class: int = 2,
     method: str = "the method",
     classes: bool = True,
+    reason: str = "",
 ) -> PreparedTable:
     """Split ``frame`` into features and target and drop the rows ``select`` cannot use.
 
@@ -270,9 +285,10 @@ def prepare_table(
     raw : bool
         The method takes the table as it is: no column kinds, rows with missing
         feature values are kept.
-    missing : {"keep", "impute", "drop", "error"}, default="drop"
-        Rows with a missing feature value: kept (the method or the imputer
-        handles them), dropped, or an error.
+    missing : {"keep", "impute", "drop", "error"}, default="impute"
+        Rows with a missing feature value: kept for the method (which takes
+        missing values) or for the imputer inside the model, dropped, or an
+        error. Every mode but ``error`` adds a line saying what it did.
     min_per_class : int, default=2
         Fewest rows a class may be left with after dropping rows.
     method : str
@@ -280,6 +296,9 @@ def prepare_table(
     classes : bool, default=True
         The target holds class labels; False for a continuous target, whose
         rows are dropped without a per-class account (no class can be lost).
+    reason : str, default=""
+        Why the mode was chosen (e.g. ``"FisherScore needs complete rows"``),
+        appended to the line that says what was done.
 
     Raises
     ------
@@ -313,15 +332,27 @@ def prepare_table(
         if incomplete.any():
             per_col = ", ".join(f"{k} {v}" for k, v in counts.items() if k != target)
             n_rows = int(incomplete.sum())
+            why = f" ({reason})" if reason else ""
             if missing_mode == "error":
                 raise CLIError(
                     f"{n_rows} row(s) have missing values ({per_col}); pass --missing "
                     "impute (impute inside the model), drop (drop the rows) or keep "
                     "(methods that take missing values)"
                 )
-            if missing_mode == "drop" and not classes:
+            if missing_mode == "keep":
                 warnings_out.append(
-                    f"dropping {n_rows} row(s) with missing values ({per_col}); "
+                    f"keeping {n_rows} row(s) with missing values ({per_col}) as they are: "
+                    f"{method} takes missing values{why}"
+                )
+            elif missing_mode == "impute":
+                warnings_out.append(
+                    f"imputing {n_rows} row(s) with missing values ({per_col}) inside the "
+                    f"model{why}: median of a numeric column, most frequent value of the "
+                    "others (predict fills new rows alike); --missing drop drops the rows instead"
+                )
+            elif missing_mode == "drop" and not classes:
+                warnings_out.append(
+                    f"dropping {n_rows} row(s) with missing values ({per_col}){why}; "
                     "--missing impute keeps them"
                 )
                 keep &= ~incomplete
@@ -332,8 +363,8 @@ def prepare_table(
                     f"{label!r} {before}->{after}" for label, (before, after) in lost.items()
                 )
                 warnings_out.append(
-                    f"dropping {n_rows} row(s) with missing values ({per_col}); rows per "
-                    f"class {changed}; --missing impute keeps them"
+                    f"dropping {n_rows} row(s) with missing values ({per_col}){why}; rows "
+                    f"per class {changed}; --missing impute keeps them"
                 )
                 keep &= ~incomplete
     return PreparedTable(
@@ -372,10 +403,12 @@ def _refuse_thin_classes(
         return
     shown = ", ".join(f"{k!r} with {after} of its {before}" for k, (before, after) in thin.items())
     loss = f"the {n_rows} row(s) with missing values would leave class(es) {shown} row(s)"
+    from localselect.cli._methods import nan_methods
+
     raise ThinClassesError(
         f"dropping {loss}; {method} needs at least {min_per_class} per class. Pass --missing "
         "impute (SimpleImputer inside the model), or use a method that takes missing values "
-        "(relief, relieff, simba, irelief, im4e, immigrate, bim, llds)",
+        f"({', '.join(nan_methods())})",
         loss,
     )
 
