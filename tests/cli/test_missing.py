@@ -122,9 +122,7 @@ def _continuous_methods():
 
 @pytest.mark.parametrize("method", _continuous_methods())
 def test_missing_auto_on_a_continuous_target(tmp_path, capsys, fast_and_watched, method):
-    _check_declared_path(
-        tmp_path, capsys, fast_and_watched, method, _mixed_table(continuous=True)
-    )
+    _check_declared_path(tmp_path, capsys, fast_and_watched, method, _mixed_table(continuous=True))
 
 
 def test_the_cli_reads_the_registry_declaration():

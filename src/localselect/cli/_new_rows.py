@@ -59,7 +59,9 @@ def _parts(pipeline: Any) -> list[tuple[str, Any, list[str]]]:
 
 
 def _steps_of(transformer: Any) -> list[Any]:
-    return [step for _, step in transformer.steps] if hasattr(transformer, "steps") else [transformer]
+    return (
+        [step for _, step in transformer.steps] if hasattr(transformer, "steps") else [transformer]
+    )
 
 
 def _imputes(transformer: Any) -> bool:
@@ -145,9 +147,7 @@ def describe_unseen(unseen: list[Unseen]) -> str:
     for item in unseen:
         values = ", ".join(repr(v) for v in item.values[:5])
         more = f" and {len(item.values) - 5} more" if len(item.values) > 5 else ""
-        shown.append(
-            f"column {item.column!r}: {values}{more} ({item.n_rows} row(s)), {item.how}"
-        )
+        shown.append(f"column {item.column!r}: {values}{more} ({item.n_rows} row(s)), {item.how}")
     return "categories not seen in training, treated as missing values: " + "; ".join(shown)
 
 

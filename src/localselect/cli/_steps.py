@@ -277,7 +277,7 @@ def predict_rows(
         X_model = pipeline[:-1].transform(rows) if len(pipeline.steps) > 1 else rows
     out = pd.DataFrame(index=rows.index)
     regression = bundle.get("task", "classification") == "regression"
-    if (bundle["classifier"] or (regression and hasattr(fitted, "predict"))):
+    if bundle["classifier"] or (regression and hasattr(fitted, "predict")):
         # class labels, or numbers where the model predicts a continuous target
         out["prediction"] = fitted.predict(X_model)
         if not regression and hasattr(fitted, "predict_proba"):
