@@ -243,3 +243,61 @@ def test_load_bundle_keeps_the_mode(tmp_path):
     assert main(["select", "--method", "fisher", "--input", str(path), "--target", "y",
                  "--out", str(out)]) == 0  # fmt: skip
     assert load_bundle(out / "model.skops")["missing"] == "impute"
+
+
+@pytest.fixture
+def native_relieff(monkeypatch):
+    """ReliefF declared ``columns="native"``; records the table its fit receives."""
+    from localselect import ReliefF
+
+    declared = ReliefF._declaration._replace(columns="native")
+    monkeypatch.setattr(ReliefF, "_declaration", declared)
+    received = []
+    original = ReliefF.fit
+
+    def fit(self, X, y):
+        received.append(X)
+        return original(self, X, y)
+
+    monkeypatch.setattr(ReliefF, "fit", fit)
+    return received
+
+
+@pytest.mark.parametrize("missing", ["auto", "impute"])
+def test_a_native_estimator_reads_the_table_itself(tmp_path, native_relieff, missing, capsys):
+    """No one-hot encoding: one column per input column, categorical columns as levels."""
+    frame = _mixed_table()
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "o"
+    assert main(["select", "--method", "relieff", "--input", str(path), "--target", "y",
+                 "--missing", missing, "--params", "n_features_to_select=2",
+                 "--out", str(out)]) == 0  # fmt: skip
+    (X,) = native_relieff
+    assert sorted(X.columns) == ["noise", "signal", "site", "smoker"]
+    assert not pd.api.types.is_numeric_dtype(X["site"]) and set(X["site"].dropna()) == {
+        "north",
+        "south",
+        "east",
+    }
+    assert set(X["smoker"].dropna()) == {"false", "true"}
+    assert bool(X.isna().any(axis=None)) is (missing == "auto")  # ReliefF takes NaN
+    bundle = load_bundle(out / "model.skops")
+    fitted = bundle["pipeline"].named_steps["estimator"]
+    nominal = dict(zip(fitted.input_columns_.names, fitted.input_columns_.nominal, strict=True))
+    assert nominal == {"signal": False, "noise": False, "site": True, "smoker": True}
+    summary = json.loads((out / "importances.json").read_text())
+    assert summary["n_model_features"] == summary["n_columns"] == 4
+    assert summary["features"][0]["feature"] == "signal"
+
+    new = _new_rows(frame)
+    new_path = tmp_path / "new.csv"
+    new.to_csv(new_path, index=False)
+    pred = tmp_path / "pred.csv"
+    capsys.readouterr()
+    assert main(["predict", "--model", str(out / "model.skops"), "--input", str(new_path),
+                 "--out", str(pred)]) == 0  # fmt: skip
+    err = " ".join(capsys.readouterr().err.split())
+    how = "read as missing by ReliefF" if missing == "auto" else "imputed with the column's most"
+    assert f"column 'site': 'west' (1 row(s)), {how}" in err
+    assert len(pd.read_csv(pred)) == len(new)

@@ -75,11 +75,35 @@ def has_imputer(pipeline: Any) -> bool:
     return any(_imputes(transformer) for _, transformer, _ in _parts(pipeline))
 
 
-def _known_levels(transformer: Any, columns: list[str]) -> dict[str, tuple[Any, str]]:
+def _native_levels(pipeline: Any, columns: list[str], imputes: bool) -> dict[str, tuple[Any, str]]:
+    """The levels an estimator that reads nominal columns itself saw (``input_columns_``)."""
+    fitted = pipeline.named_steps["estimator"]
+    read = getattr(fitted, "input_columns_", None)
+    if read is None:
+        return {}
+    how = (
+        "imputed with the column's most frequent level (the model's imputer)"
+        if imputes
+        else f"read as missing by {type(fitted).__name__}"
+    )
+    found: dict[str, tuple[Any, str]] = {}
+    for name, nominal, levels in zip(read.names, read.nominal, read.levels, strict=True):
+        if nominal and name in columns:
+            seen = {str(v) for v in levels}
+            found[str(name)] = (lambda v, seen=seen: as_level(v) in seen, how)
+    return found
+
+
+def _known_levels(
+    pipeline: Any, transformer: Any, columns: list[str]
+) -> dict[str, tuple[Any, str]]:
     """Column -> (test of a present value being a fitted level, what happens to others)."""
     found: dict[str, tuple[Any, str]] = {}
     imputes = _imputes(transformer)
-    for step in _steps_of(transformer):
+    steps = _steps_of(transformer)
+    if not any(hasattr(s, "categories_") or getattr(s, "func", None) for s in steps):
+        return _native_levels(pipeline, columns, imputes)
+    for step in steps:
         if hasattr(step, "categories_"):  # the one-hot encoder
             for col, levels in zip(columns, step.categories_, strict=True):
                 seen = {v for v in levels if not pd.isna(v)}
@@ -124,8 +148,10 @@ def unseen_as_missing(pipeline: Any, X: pd.DataFrame) -> tuple[pd.DataFrame, lis
     """
     found: list[Unseen] = []
     out = X
-    for _, transformer, columns in _parts(pipeline):
-        for col, (known, how) in _known_levels(transformer, columns).items():
+    for part, transformer, columns in _parts(pipeline):
+        if part == "num":
+            continue
+        for col, (known, how) in _known_levels(pipeline, transformer, columns).items():
             present = X[col].notna()
             is_known = X[col][present].map(known).astype(bool)
             bad = is_known.index[~is_known.to_numpy()]
@@ -179,9 +205,14 @@ def missing_account(bundle: dict[str, Any], X: pd.DataFrame) -> str | None:
             "their answers are left empty; run select again to save a model that imputes"
         )
     if has_imputer(pipeline):
+        why = (
+            "the model was fitted with --missing impute"
+            if takes_nan(pipeline.named_steps["estimator"])
+            else f"{name} needs complete rows"
+        )
         return (
             f"imputing {n_rows} row(s) with missing values ({per_col}) with the model's "
             "imputer (median of a numeric column, most frequent value of the others, as "
-            f"fitted by select): {name} needs complete rows"
+            f"fitted by select): {why}"
         )
     return f"{n_rows} row(s) have missing values ({per_col}): {name} takes them as they are"

@@ -131,9 +131,13 @@ def prepare(
     An estimator that refuses NaN gets an imputer inside the model whatever the
     mode (with ``--missing drop`` or ``error`` it is fitted on complete rows and
     fills nothing), so that ``predict`` answers rows with missing values too.
+    An estimator declared ``columns="native"`` gets the table with its
+    categorical columns as they are (their levels as text), which it reads as
+    the library reads a data frame; the others get them one-hot encoded.
     """
     from sklearn.pipeline import Pipeline
 
+    from localselect.base import columns_kind
     from localselect.cli._methods import takes_nan as estimator_takes_nan
     from localselect.cli._table import preparation_steps, prepare_table
 
@@ -171,6 +175,7 @@ def prepare(
             scale=not args.no_scale,
             impute=mode == "impute" or not takes_nan,
             boolean=table.boolean,
+            native=columns_kind(estimator) == "native",
         )
     steps.append(("estimator", estimator))
     return Prepared(

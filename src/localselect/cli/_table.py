@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from localselect.cli._columns import AsBinary, boolean_values
+from localselect.cli._columns import AsBinary, AsBooleanLevels, boolean_values
 from localselect.cli._errors import CLIError
 
 __all__ = [
@@ -420,14 +420,22 @@ def preparation_steps(
     scale: bool,
     impute: bool = False,
     boolean: dict[str, tuple[list[str], list[str]]] | None = None,
+    native: bool = False,
 ) -> list[tuple[str, Any]]:
-    """The pipeline steps that turn the feature columns into a float matrix.
+    """The pipeline steps that turn the feature columns into what the estimator reads.
 
     ``boolean`` columns (name -> true and false spellings) become one 0/1
     feature each; ``categorical`` ones a 0/1 feature per level. With
     ``impute`` missing values are filled by ``SimpleImputer`` (median of a
     numeric column, most frequent category or boolean value), fitted with the
     model so that ``predict`` fills new rows the same way.
+
+    With ``native`` (an estimator declared ``columns="native"``, which reads a
+    table's nominal columns itself: :func:`localselect._tables.read_columns`)
+    the output is a table with one column per input column: numeric columns
+    as above, a categorical column as the text of its levels and a boolean
+    column as ``"false"``/``"true"`` (:class:`~localselect.cli._columns.AsBooleanLevels`),
+    nothing one-hot encoded.
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
@@ -442,17 +450,22 @@ def preparation_steps(
             num = make_pipeline(median, num) if scale else median
         parts.append(("num", num, numeric))
     if boolean:
-        binary: Any = FunctionTransformer(AsBinary(boolean), feature_names_out="one-to-one")
+        as_binary = AsBooleanLevels(boolean) if native else AsBinary(boolean)
+        binary: Any = FunctionTransformer(as_binary, feature_names_out="one-to-one")
         if impute:
             frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
             binary = make_pipeline(binary, frequent)
         parts.append(("bool", binary, list(boolean)))
     if categorical:
-        onehot: Any = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
+        levels: Any = (
+            "passthrough"
+            if native
+            else OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
+        )
         if impute:
             frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
-            onehot = make_pipeline(frequent, onehot)
-        parts.append(("cat", onehot, categorical))
+            levels = frequent if native else make_pipeline(frequent, levels)
+        parts.append(("cat", levels, categorical))
     prep = ColumnTransformer(parts, verbose_feature_names_out=False)
     as_text = FunctionTransformer(_AsText(categorical), feature_names_out="one-to-one")
     return [("as_text", as_text), ("prepare", prep.set_output(transform="pandas"))]
