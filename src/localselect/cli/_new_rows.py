@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from localselect._estimators import raw_input_methods
 from localselect.cli._columns import AsBinary
 from localselect.cli._methods import takes_nan
 from localselect.cli._table import as_level
@@ -179,11 +180,10 @@ def describe_unseen(unseen: list[Unseen]) -> str:
 
 def answerable(bundle: dict[str, Any], X: pd.DataFrame) -> pd.Series:
     """Bool per row: the model can answer it (complete, or missing values it fills or takes)."""
-    from localselect.cli._steps import takes_raw_table
-
     pipeline = bundle["pipeline"]
     estimator = pipeline.named_steps["estimator"]
-    if takes_raw_table(bundle["method"]) or has_imputer(pipeline) or takes_nan(estimator):
+    raw = bundle["method"].lower() in raw_input_methods()
+    if raw or has_imputer(pipeline) or takes_nan(estimator):
         return pd.Series(True, index=X.index)
     return ~X.isna().any(axis=1)
 

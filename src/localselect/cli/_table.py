@@ -4,16 +4,21 @@ Preparation (documented in ``docs/cli.md``): the target column becomes ``y``
 (any labels); rows with a missing target are dropped. Numeric columns are
 z-scored (the papers' protocol; ``--no-scale`` keeps them), boolean columns
 (``true``/``false``, ``yes``/``no``, ``0``/``1`` as text) become one 0/1
-feature, text and category columns are one-hot encoded (new categories at
-prediction time encode as all zeros); the outputs name the user's columns
-(:mod:`localselect.cli._columns`). Missing feature values (``--missing``): ``keep`` them
+feature, text and category columns are one-hot encoded, or handed over as
+their levels to an estimator declared ``columns="native"`` (it reads them as
+the library reads a data frame); the outputs name the user's columns
+(:mod:`localselect.cli._columns`). A category never seen in training is
+named by ``predict`` and treated as missing (:mod:`localselect.cli._new_rows`).
+Missing feature values (``--missing``): ``keep`` them
 for methods that take NaN (scikit-learn's ``allow_nan`` tag), ``impute``
 them with scikit-learn's ``SimpleImputer`` inside the saved model (median of
 numeric columns, most frequent category), ``drop`` the rows (reported with
 the classes that lose rows; refused when a class would be left with fewer
-rows than the method needs) or stop with an ``error``. Methods that take the
-table as it is (raw input: discrete data, missing values counted per feature
-subset, no encoding or scaling) keep every row.
+rows than the method needs) or stop with an ``error``; ``auto`` keeps them
+for the methods that take them and imputes for the others, so no row is
+dropped by default. Methods that take the table as it is (raw input:
+discrete data, missing values counted per feature subset, no encoding or
+scaling) keep every row.
 
 Files: CSV, TSV and text tables, compressed or not (``.gz``, ``.bz2``,
 ``.zip``, ``.xz``, ``.zst``: whatever pandas reads), and Parquet.
