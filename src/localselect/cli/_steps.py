@@ -13,7 +13,8 @@ imports no other command:
 * :func:`answer_rows`: each row's subset and relevance
   (:mod:`localselect.cli._answers`);
 * :func:`model_rows` and :func:`predict_rows`: a saved model's columns of
-  new rows, and its answers for them;
+  new rows (unseen categories named and set missing, what happens to missing
+  values said: :mod:`localselect.cli._new_rows`), and its answers, one per row;
 * :func:`write_json`: ``importances.json``.
 
 The model file is written and read by :mod:`localselect.cli._model_io`
