@@ -312,3 +312,26 @@ def test_a_native_estimator_reads_the_table_itself(tmp_path, native_relieff, mis
     how = "read as missing by ReliefF" if missing == "auto" else "imputed with the column's most"
     assert f"column 'site': 'west' (1 row(s)), {how}" in err
     assert len(pd.read_csv(pred)) == len(new)
+
+
+def test_a_numeric_coded_category_is_the_same_level_as_int_or_float(tmp_path, capsys):
+    """``--categorical grade`` read as floats (a missing value) in select, as ints in predict."""
+    rng = np.random.default_rng(0)
+    n = 60
+    frame = pd.DataFrame({"a": rng.normal(size=n), "grade": rng.integers(1, 4, n).astype(float)})
+    frame["y"] = rng.choice(["p", "q"], n)
+    frame.loc[0, "grade"] = np.nan
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "o"
+    assert main(["select", "--method", "fisher", "--input", str(path), "--target", "y",
+                 "--categorical", "grade", "--per-level", "--out", str(out)]) == 0  # fmt: skip
+    levels = pd.read_csv(out / "importances_per_level.csv")["feature"]
+    assert {"grade_1", "grade_2", "grade_3"} <= set(levels)  # not grade_1.0
+    new = pd.DataFrame({"a": [0.1, 0.2, 0.3], "grade": [1, 3, 7]})  # integers, 7 unseen
+    new_path = tmp_path / "new.csv"
+    new.to_csv(new_path, index=False)
+    capsys.readouterr()
+    assert main(["predict", "--model", str(out / "model.skops"), "--input", str(new_path)]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "column 'grade': '7' (1 row(s))" in err and "'1'" not in err and "'3'" not in err
