@@ -86,6 +86,17 @@ def _pair_diffs(
     return np.abs(X[ii] - X[jj]) if missing is None else missing.pairs(ii, jj)
 
 
+def _range_scaled(X: FloatArray) -> FloatArray:
+    """``X`` on the scale of ``diff``: ``(x - min) / (max - min)`` per feature over its
+    known values (NaN stays NaN); a constant or all-missing feature becomes 0."""
+    known = ~np.isnan(X)
+    lo = np.where(known, X, np.inf).min(axis=0)
+    span = np.where(known, X, -np.inf).max(axis=0) - lo
+    ok = np.isfinite(span) & (span > 0)
+    scale = np.divide(1.0, span, out=np.zeros(X.shape[1]), where=ok)
+    return (X - np.where(ok, lo, 0.0)) * scale
+
+
 def relieff(
     X: FloatArray,
     codes: IntArray,
@@ -156,12 +167,7 @@ def relieff(
         )
     n, a = X.shape
     refs = np.arange(n) if refs is None else np.asarray(refs, dtype=np.intp)
-    known = ~np.isnan(X)
-    lo = np.where(known, X, np.inf).min(axis=0)
-    span = np.where(known, X, -np.inf).max(axis=0) - lo
-    ok = np.isfinite(span) & (span > 0)
-    scale = np.divide(1.0, span, out=np.zeros(a), where=ok)
-    Xs = X.copy() if prescaled else (X - np.where(ok, lo, 0.0)) * scale
+    Xs = X.copy() if prescaled else _range_scaled(X)
     missing = expected_diff(Xs, codes)
     n_classes = int(codes.max()) + 1
     counts = np.bincount(codes, minlength=n_classes)
