@@ -31,7 +31,8 @@ def plot_weight_matrix(
         A fitted estimator with ``weights_`` (IMMIGRATE's W) or
         ``interaction_importances_``, or the matrix itself.
     feature_names : sequence of str, default=None
-        Axis labels; default ``feature_names_in_`` or ``x1 .. xM``.
+        Axis labels; default the estimator's ``feature_names_in_``, else
+        ``x0``, ``x1``, ... (:func:`localselect.regimes.column_names`).
     top : int, default=None
         Keep the ``top`` features with the largest diagonal weight (stable ties),
         in their original order; for wide data. ``None`` keeps all.
