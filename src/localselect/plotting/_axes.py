@@ -28,7 +28,7 @@ def new_axes(ax: Any = None, *, figsize: tuple[float, float] = (6.4, 4.0)) -> tu
 def feature_names_for(
     source: Any, n_features: int, feature_names: Any = None, X: Any = None
 ) -> list[str]:
-    """Names given, else ``feature_names_in_`` or a frame's columns, else ``x0``, ``x1``, ....
+    """Names given, else ``feature_names_in_`` or a frame's columns, else ``x0``, ``x1`` and so on.
 
     The rule of :func:`localselect.regimes.column_names` (0-based, as
     scikit-learn's ``get_feature_names_out``), so a figure names a column as
