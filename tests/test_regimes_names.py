@@ -106,3 +106,15 @@ def test_the_regime_map_reads_a_mixed_frame_by_its_numeric_columns():
     assert "PC1: mostly" in axis_labels
     assert "column" not in axis_labels and "colour" not in axis_labels
     assert any(name in axis_labels for name in ("size", "weight", "height"))
+
+
+def test_a_map_of_other_columns_than_the_features_names_no_column():
+    from localselect.plotting import plot_regimes
+
+    rng = np.random.RandomState(1)
+    encoded = rng.normal(size=(60, 7))  # e.g. one-hot levels: not one column per feature
+    masks = np.zeros((60, 3), dtype=bool)
+    masks[:30, 0] = masks[30:, 1] = True
+    regimes = find_regimes(masks, n_neighbors=0, random_state=0)
+    fig = plot_regimes(regimes, encoded, feature_names=["a", "b", "c"], scale="standard")
+    assert (fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()) == ("PC1", "PC2")

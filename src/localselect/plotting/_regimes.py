@@ -102,7 +102,8 @@ def _embed(X: Any, embedding: Any, weights: Any, names: list[str]):
     """``(points, axis labels)``: ``embedding``, or PCA of the z-scored columns times ``weights``.
 
     A PCA axis is labelled by the (at most) two columns with the largest
-    loadings, so a reader sees which input columns the map spreads.
+    loadings, so a reader sees which input columns the map spreads; by its
+    number alone when ``X`` has not one column per feature (an encoding).
     """
     if embedding is not None:
         points = np.asarray(embedding, dtype=np.float64)
@@ -116,7 +117,7 @@ def _embed(X: Any, embedding: Any, weights: Any, names: list[str]):
     values = values - values.mean(axis=0)
     scale = values.std(axis=0)
     values = np.divide(values, scale, out=np.zeros_like(values), where=scale > 0)
-    column = names if len(names) == width else [f"x{j}" for j in range(width)]
+    column = names if len(names) == width else None  # columns that are not the features
     kept = columns
     if weights is not None and len(weights) == width and weights[columns].max(initial=0) > 0:
         chosen = np.flatnonzero(weights[columns] > 0)
@@ -128,8 +129,8 @@ def _embed(X: Any, embedding: Any, weights: Any, names: list[str]):
     labels = []
     for axis, loading in enumerate(pca.components_):
         top = np.argsort(-np.abs(loading), kind="stable")[:2]
-        parts = [column[kept[j]] for j in top]
-        labels.append(f"PC{axis + 1}: mostly {', '.join(parts)}")
+        parts = [column[kept[j]] for j in top] if column else []
+        labels.append(f"PC{axis + 1}: mostly {', '.join(parts)}" if parts else f"PC{axis + 1}")
     return pca.transform(values), tuple(labels)
 
 

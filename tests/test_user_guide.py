@@ -1,0 +1,73 @@
+"""The user guide's quick start runs as written: its Python examples and its commands.
+
+``docs/user_guide.md`` holds ``>>>`` examples (run here with :mod:`doctest`, in
+one namespace, in a temporary folder) and a ``bash`` block of ``localselect``
+commands (run here with ``python -m localselect`` on the files the examples
+wrote). A change of behaviour that the guide describes fails this test.
+"""
+
+from __future__ import annotations
+
+import doctest
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "user_guide.md"
+
+
+def _commands(text: str) -> list[list[str]]:
+    """The ``localselect`` lines of the guide's ``bash`` blocks, as argument lists."""
+    lines, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            inside = line.strip() == "```bash"
+            continue
+        if inside and line.startswith("localselect "):
+            lines.append(shlex.split(line)[1:])
+    return lines
+
+
+@pytest.fixture
+def in_tmp(tmp_path):
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        yield tmp_path
+    finally:
+        os.chdir(here)
+
+
+def test_the_quick_start_examples_run(in_tmp):
+    pytest.importorskip("pandas")
+    text = GUIDE.read_text(encoding="utf-8")
+    test = doctest.DocTestParser().get_doctest(text, {}, "user_guide", str(GUIDE), 0)
+    assert len(test.examples) >= 20
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    runner.run(test, out=print)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} example(s) of docs/user_guide.md failed"
+    assert (in_tmp / "table.csv").exists() and (in_tmp / "new.csv").exists()
+
+    commands = _commands(text)
+    assert [c[:3] for c in commands][:1] == [["select", "--method", "relieff"]]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    for args in commands:
+        done = subprocess.run(
+            [sys.executable, "-m", "localselect", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        assert done.returncode == 0, (args, done.stderr[-2000:])
+    import pandas as pd
+
+    kept = pd.read_csv(in_tmp / "relieff-run" / "selected_features.csv")
+    assert set(kept["selected"].iloc[0].split(";")) == {"age", "plan", "visits"}
+    predictions = pd.read_csv(in_tmp / "predictions.csv")
+    assert len(predictions) == len(pd.read_csv(in_tmp / "new.csv"))
