@@ -37,6 +37,27 @@ def feature_names_for(
     return column_names(source, n_features, feature_names, X)
 
 
+def encoded_names(source: Any, n_columns: int) -> list[str] | None:
+    """Names of the encoded columns an estimator was fitted on, or None if it was not.
+
+    An estimator fitted on a table with nominal columns by a numeric distance
+    keeps some attributes (IMMIGRATE's ``weights_``) on its encoding
+    (``encoding_``): a numeric column keeps its name, a nominal column ``c``
+    gives one column per level, ``c=level``.
+    """
+    encoding = getattr(source, "encoding_", None)
+    columns = getattr(source, "input_columns_", None)
+    if encoding is None or columns is None or len(encoding.source) != n_columns:
+        return None
+    names = column_names(source, len(encoding.starts))
+    out = []
+    for k, j in enumerate(encoding.source):
+        levels, at = columns.levels[j], k - encoding.starts[j]
+        known = levels is not None and at < len(levels)
+        out.append(f"{names[j]}={levels[at]}" if known else names[j])
+    return out
+
+
 def is_local(source: Any) -> bool:
     """Whether ``source`` is a fitted selector whose rows may get different subsets."""
     return is_selector(source) and relevance_scope(source) == "local"
