@@ -361,7 +361,8 @@ def _masked_frame(X, mask):
     """The frame ``X`` with the cells outside ``mask`` replaced (``transform`` of a frame).
 
     A numeric column gets 0 there, as ``transform`` of an array; a nominal
-    column a missing value (its dtype is kept).
+    column a missing value (its dtype is kept, but a pandas ``bool`` column
+    becomes the nullable ``boolean``, which can hold one).
     """
     if frame_index(X) is not None:  # pandas
         from pandas.api.types import is_bool_dtype, is_numeric_dtype
@@ -369,6 +370,8 @@ def _masked_frame(X, mask):
         out = X.copy()
         for j in range(X.shape[1]):
             column = X.iloc[:, j]
+            if is_bool_dtype(column.dtype):
+                column = column.astype("boolean")  # can hold a missing value
             numeric = is_numeric_dtype(column.dtype) and not is_bool_dtype(column.dtype)
             out.isetitem(j, column.where(mask[:, j], 0) if numeric else column.where(mask[:, j]))
         return out
@@ -520,7 +523,8 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
             is unchanged so downstream estimators see a fixed width. A pandas
             or polars frame gives a frame of the same columns and dtypes: an
             unselected numeric cell is 0, an unselected nominal cell (category,
-            string, boolean) is missing.
+            string, boolean) is missing (a pandas ``bool`` column becomes the
+            nullable ``boolean`` to hold it).
         """
         check_is_fitted(self)
         rows = self._validate_for_local(X)
