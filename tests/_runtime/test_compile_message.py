@@ -52,12 +52,20 @@ def test_the_message_is_logged_once_before_compiling(monkeypatch, caplog):
     assert recorder.started == ["compiling the toy kernel once"]  # the CLI's status line
 
 
-def test_verbose_zero_reporter_stays_silent(monkeypatch, caplog):
+def test_at_verbose_zero_the_runtime_logger_says_it(monkeypatch, caplog):
+    """The wait is said to an application (or ``localselect -v``) listening at INFO."""
     kernel = _cold_kernel(monkeypatch, [])
     log = Reporter(logging.getLogger("localselect.toy"), verbose=0)
     with caplog.at_level(logging.DEBUG, logger="localselect"):
         assert ensure_compiled(kernel, log) is True
-    assert caplog.messages == []
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        ("localselect._runtime._kernels", logging.INFO, "compiling the toy kernel once")
+    ]
+    with caplog.at_level(logging.WARNING, logger="localselect"):
+        caplog.clear()
+        kernel = _cold_kernel(monkeypatch, [])
+        ensure_compiled(kernel, log)
+    assert caplog.records == []  # logging at WARNING (the default): nothing shows
 
 
 def test_without_a_reporter_the_module_logger_says_it(monkeypatch, caplog):

@@ -5,8 +5,9 @@ Every numba kernel a fit or a prediction calls is registered here with
 to tell the user while it compiles). Before a kernel's first call a method
 calls :func:`ensure_compiled`; when neither this process nor numba's disk cache
 has the kernel, it logs the kernel's message once, at INFO, before compiling
-(through the fit's reporter when ``verbose >= 1``; a caller without a reporter
-logs it on this module's logger), shows a progress task of that name (the
+(through the fit's reporter when ``verbose >= 1``, else on this module's
+logger, so that ``localselect -v`` and an application logging at INFO show it
+whatever the estimator's ``verbose``), shows a progress task of that name (the
 command line draws it as a status line with the elapsed time) and compiles
 on a worker thread (:data:`COMPILE_THREAD`) while this thread waits: a Ctrl-C
 landing inside LLVM's callbacks on the main thread would be swallowed there
@@ -129,10 +130,11 @@ def ensure_compiled(kernel: CompiledKernel, log: Any = None) -> bool:
         A registered kernel.
     log : Reporter, optional
         The fit's reporter (:class:`localselect._runtime.Reporter`): its message
-        at INFO when ``verbose >= 1``, and a progress task for the listeners.
-        Without one, the message goes to this module's logger at INFO (the
-        application's logging configuration decides whether it shows; the
-        command line shows it with ``-v``).
+        at INFO on the fit's logger when ``verbose >= 1``, and a progress task
+        for the listeners. Without a reporter, or at ``verbose=0``, the message
+        goes to this module's logger at INFO: the application's logging
+        configuration decides whether it shows (the command line shows it with
+        ``-v``). One record either way.
 
     Returns
     -------
@@ -150,10 +152,10 @@ def ensure_compiled(kernel: CompiledKernel, log: Any = None) -> bool:
 
 def _compile(kernel: CompiledKernel, log: Any) -> bool:
     """Say so once, then run the warm-up on a worker thread while this thread waits."""
-    if log is None:
+    if log is not None and log.verbose >= 1:
+        log(1, "%s", kernel.message)  # the fit's logger, beside its stages
+    else:  # a wait of seconds to minutes is said even at verbose=0 (to INFO listeners)
         _LOGGER.info("%s", kernel.message)
-    else:
-        log(1, "%s", kernel.message)
     failure: list[BaseException] = []
     done = threading.Event()
 
