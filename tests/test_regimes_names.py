@@ -118,3 +118,20 @@ def test_a_map_of_other_columns_than_the_features_names_no_column():
     regimes = find_regimes(masks, n_neighbors=0, random_state=0)
     fig = plot_regimes(regimes, encoded, feature_names=["a", "b", "c"], scale="standard")
     assert (fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()) == ("PC1", "PC2")
+
+
+def test_a_polars_frame_names_the_regimes_and_the_map():
+    pl = pytest.importorskip("polars")
+    from localselect.plotting import plot_regimes
+
+    rng = np.random.default_rng(0)
+    n = 60
+    frame = pl.DataFrame(
+        {"a": rng.normal(size=n), "kind": rng.choice(["u", "v"], n), "b": rng.normal(size=n)}
+    )
+    masks = np.zeros((n, 3), dtype=bool)
+    masks[:30, 0] = masks[30:, 2] = True
+    regimes = find_regimes(masks, frame, n_neighbors=0, random_state=0)
+    assert regimes.feature_names == ("a", "kind", "b")
+    label = plot_regimes(regimes, frame, scale="standard").axes[0].get_xlabel()
+    assert label.startswith("PC1: mostly") and "kind" not in label
