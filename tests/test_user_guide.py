@@ -32,29 +32,40 @@ def _commands(text: str) -> list[list[str]]:
     return lines
 
 
-@pytest.fixture
-def in_tmp(tmp_path):
-    here = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        yield tmp_path
-    finally:
-        os.chdir(here)
-
-
-def test_the_quick_start_examples_run(in_tmp):
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory):
+    """Run the guide's examples in a fresh folder: ``(folder, doctest results)``."""
     pytest.importorskip("pandas")
+    folder = tmp_path_factory.mktemp("user_guide")
     text = GUIDE.read_text(encoding="utf-8")
     test = doctest.DocTestParser().get_doctest(text, {}, "user_guide", str(GUIDE), 0)
-    assert len(test.examples) >= 20
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
-    runner.run(test, out=print)
-    result = runner.summarize(verbose=False)
-    assert result.failed == 0, f"{result.failed} example(s) of docs/user_guide.md failed"
-    assert (in_tmp / "table.csv").exists() and (in_tmp / "new.csv").exists()
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        runner.run(test, out=print)
+    finally:
+        os.chdir(here)
+    return folder, len(test.examples), runner.summarize(verbose=False)
 
-    commands = _commands(text)
-    assert [c[:3] for c in commands][:1] == [["select", "--method", "relieff"]]
+
+def test_the_quick_start_examples_run(examples):
+    folder, n_examples, result = examples
+    assert n_examples >= 20
+    assert result.failed == 0, f"{result.failed} example(s) of docs/user_guide.md failed"
+    assert (folder / "table.csv").exists() and (folder / "new.csv").exists()
+
+
+def test_the_quick_start_commands_run(examples):
+    import pandas as pd
+
+    folder, _, _ = examples
+    commands = _commands(GUIDE.read_text(encoding="utf-8"))
+    assert [c[:3] for c in commands] == [
+        ["select", "--method", "relieff"],
+        ["select", "--method", "lfs"],
+        ["predict", "--model", "lfs-run/model.skops"],
+    ]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     for args in commands:
         done = subprocess.run(
@@ -62,12 +73,11 @@ def test_the_quick_start_examples_run(in_tmp):
             capture_output=True,
             text=True,
             env=env,
+            cwd=folder,
             timeout=600,
         )
         assert done.returncode == 0, (args, done.stderr[-2000:])
-    import pandas as pd
-
-    kept = pd.read_csv(in_tmp / "relieff-run" / "selected_features.csv")
+    kept = pd.read_csv(folder / "relieff-run" / "selected_features.csv")
     assert set(kept["selected"].iloc[0].split(";")) == {"age", "plan", "visits"}
-    predictions = pd.read_csv(in_tmp / "predictions.csv")
-    assert len(predictions) == len(pd.read_csv(in_tmp / "new.csv"))
+    predictions = pd.read_csv(folder / "predictions.csv")
+    assert len(predictions) == len(pd.read_csv(folder / "new.csv"))
