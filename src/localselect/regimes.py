@@ -37,7 +37,8 @@ LFS, seeds 0-4: 0.81-0.89, three regimes each. Merging needs answers whose
 feature sets are clear: with 6,000 Syn4 rows (seed 0) the selector keeps x1
 or x2 on about half the rows of the other side, the groups' feature sets
 differ by features near half their rows, and "auto" reports 4 regimes (ARI
-0.43).
+0.43). (Syn4's features are named here as INVASE names them, x1 .. x11; an
+array's columns are named x0 .. x10 in the answers, see :func:`column_names`.)
 """
 
 from __future__ import annotations
@@ -484,7 +485,10 @@ def find_regimes(
     Returns
     -------
     regimes : Regimes
-        Labels per row, sizes, features, class mix, mean relevance.
+        Labels per row, sizes, features, class mix, mean relevance, and the
+        name of each feature (:func:`column_names`: the selector's
+        ``feature_names_in_``, the columns of a frame ``X``, else ``x0``,
+        ``x1``, ...).
 
     Notes
     -----
