@@ -272,3 +272,18 @@ def test_the_signal_columns_rank_first():
     scores = dict(zip(frame.columns, est.feature_importances_, strict=True))
     assert scores["signal"] > scores["noise"]
     assert scores["colour"] > max(scores["word"], scores["label"], scores["noise"])
+
+
+@pytest.mark.parametrize("name", ["LocalFeatureSelection", "Immigrate"])
+def test_a_table_fit_survives_a_model_file(name, tmp_path):
+    # the records of a table fit (InputColumns, ColumnEncoding) are trusted types
+    from localselect.cli._model_io import load_model, save_model
+
+    frame, y = _every_kind()
+    est = _fitted(name, frame, y)
+    path = tmp_path / "model.skops"
+    save_model({"estimator": est}, path)
+    again = load_model(path)["estimator"]
+    np.testing.assert_array_equal(again.predict(frame), est.predict(frame))
+    np.testing.assert_array_equal(again.get_support(), est.get_support())
+    assert again.input_columns_.levels[1].tolist() == ["blue", "green", "red"]

@@ -163,16 +163,17 @@ def _array_columns(
     With ``columns`` that hold nominal columns, each column is read as the fit's.
     """
     array = np.asarray(X)
-    fitted_nominal = columns is not None and bool(np.any(columns.nominal))
+    fitted = None if columns is None else np.asarray(columns.nominal, dtype=bool)
+    fitted_nominal = fitted is not None and bool(fitted.any())
     if array.ndim != 2 or (array.dtype.kind in "biufc" and not fitted_nominal):
         return array
     names = [f"x{j}" for j in range(array.shape[1])]
     values, nominal = [], []
     for j in range(array.shape[1]):
         column = np.asarray(array[:, j], dtype=object)
-        if fitted_nominal and j < len(columns.nominal):
+        if fitted is not None and fitted_nominal and j < fitted.size:
             values.append(column)
-            nominal.append(bool(columns.nominal[j]))
+            nominal.append(bool(fitted[j]))
             continue
         try:
             numbers = np.asarray(column, dtype=np.float64)
@@ -269,8 +270,8 @@ def read_columns(
             column = np.asarray(values[j], dtype=object)
             missing[:, j] = _is_missing(column)
             fitted = None if columns is None else columns.levels[j]
-            matrix[:, j], found = _code(name, column, fitted)
-            levels.append(found)
+            matrix[:, j], coded = _code(name, column, fitted)
+            levels.append(coded)
         else:
             matrix[:, j] = _numbers(name, values[j])
             missing[:, j] = np.isnan(matrix[:, j])
