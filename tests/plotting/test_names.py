@@ -65,3 +65,14 @@ def test_a_local_selector_on_a_mixed_table_names_its_columns_everywhere(mixed):
     labels = fig.axes[0].get_xlabel() + " " + fig.axes[0].get_ylabel()
     # The map is a PCA of the numeric columns, labelled by their names.
     assert labels.startswith("PC1: mostly") and {"a", "b"} & set(labels.replace(",", " ").split())
+
+
+def test_answers_as_a_frame_name_the_recovery_figure(mixed):
+    from localselect.plotting import plot_feature_recovery
+
+    frame, y = mixed
+    lfs = LocalFeatureSelection(max_features=2, random_state=0).fit(frame, y)
+    support = lfs.get_local_support(frame)  # a frame for a frame
+    assert list(support.columns) == list(frame.columns)
+    truth = np.zeros(support.shape, dtype=bool)
+    assert _ticks(plot_feature_recovery(truth, support)) == list(frame.columns)

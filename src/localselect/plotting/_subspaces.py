@@ -154,8 +154,8 @@ def plot_feature_recovery(
         Rows shown when ``samples`` is None.
     feature_names : sequence of str, default=None
         Column labels; default the selector's ``feature_names_in_``, the
-        columns of a frame ``X`` or ``true_mask``, else ``x0``, ``x1``, ...
-        (:func:`localselect.regimes.column_names`), as in
+        columns of a frame ``X``, ``found`` or ``true_mask``, else ``x0``,
+        ``x1``, ... (:func:`localselect.regimes.column_names`), as in
         ``get_feature_names_out`` and :func:`~localselect.regimes.find_regimes`.
     ax : matplotlib Axes, default=None
         Axes to draw into; a new figure otherwise.
@@ -185,9 +185,8 @@ def plot_feature_recovery(
     # 0 true negative, 1 hit, 2 missed (relevant, not found), 3 false alarm.
     codes = np.where(true & got, 1, np.where(true, 2, np.where(got, 3, 0)))[rows]
     colors = ["white", "tab:green", "tab:orange", "tab:red"]
-    if feature_names is None and is_selector(found):
-        feature_names = getattr(found, "feature_names_in_", None)
-    names = feature_names_for(true_mask, true.shape[1], feature_names, X)
+    named = found if is_selector(found) or hasattr(found, "columns") else true_mask
+    names = feature_names_for(named, true.shape[1], feature_names, X)
     fig, ax = new_axes(
         ax, figsize=(max(4.5, 0.3 * true.shape[1] + 3), max(2.5, 0.25 * rows.size + 1.5))
     )
