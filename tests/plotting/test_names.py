@@ -76,3 +76,5 @@ def test_answers_as_a_frame_name_the_recovery_figure(mixed):
     assert list(support.columns) == list(frame.columns)
     truth = np.zeros(support.shape, dtype=bool)
     assert _ticks(plot_feature_recovery(truth, support)) == list(frame.columns)
+    regimes = find_regimes(support, n_neighbors=0, random_state=0)
+    assert regimes.feature_names == tuple(frame.columns)
