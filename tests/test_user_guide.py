@@ -81,3 +81,22 @@ def test_the_quick_start_commands_run(examples):
     assert set(kept["selected"].iloc[0].split(";")) == {"age", "plan", "visits"}
     predictions = pd.read_csv(folder / "predictions.csv")
     assert len(predictions) == len(pd.read_csv(folder / "new.csv"))
+
+
+def _names_after(text: str, start: str, end: str) -> set[str]:
+    import re
+
+    part = text.split(start, 1)[1].split(end, 1)[0]
+    return set(re.findall(r"`(\w+)`", part)) - {"category", "object", "diff", "L", "s"}
+
+
+def test_the_column_kinds_follow_the_declarations():
+    """The two groups of the guide are the registry's ``columns`` declarations."""
+    from localselect._estimators import declaration, registered
+
+    text = GUIDE.read_text(encoding="utf-8")
+    native = _names_after(text, "**the column as it is**:", "receive a nominal")
+    encoded = _names_after(text, "**an encoding**:", "work on numbers")
+    declared = {name: declaration(cls).columns for name, cls in registered().items()}
+    assert native == {name for name, kind in declared.items() if kind == "native"}
+    assert encoded == {name for name, kind in declared.items() if kind == "encoded"}
