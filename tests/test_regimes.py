@@ -23,7 +23,7 @@ def test_identical_subsets_make_one_regime_each():
     assert regimes.labels.tolist() == [0] * 5 + [1] * 4
     assert [sorted(f.tolist()) for f in regimes.features] == [[0, 3], [1, 3]]
     assert regimes.shared.tolist() == [3]
-    assert "Every regime uses x4" in regimes.describe()
+    assert "Every regime uses x3" in regimes.describe()
 
 
 def test_same_random_state_same_regimes_and_class_mix():

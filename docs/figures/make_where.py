@@ -27,10 +27,12 @@ selector = ConditionalSaliencySelection(random_state=0).fit(X, y)
 regimes = find_regimes(selector, X, y, random_state=0)
 truth = np.unique(relevant, axis=0, return_inverse=True)[1].ravel()
 ari = adjusted_rand_score(truth, regimes.labels)
-print(regimes.describe())
+names = [f"x{j}" for j in range(1, 12)]  # INVASE's names; the array's own are x0 .. x10
+print(regimes.describe(names))
 fig = plot_regimes(
     regimes,
     X,
+    feature_names=names,
     title=(
         f"Syn4: {regimes.n_regimes} regimes found from ConditionalSaliencySelection's answers "
         f"(ARI {ari:.2f} against the truth)\n"

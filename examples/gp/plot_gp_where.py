@@ -33,7 +33,7 @@ print(regimes.describe())
 ari = adjusted_rand_score(truth, regimes.labels)
 print(f"adjusted Rand index against the true groups: {ari:.2f}")
 for subset in np.unique(relevant, axis=0):
-    print("a true subspace:", [f"x{j + 1}" for j in np.flatnonzero(subset)] or "none (noise rows)")
+    print("a true subspace:", [f"x{j}" for j in np.flatnonzero(subset)] or "none (noise rows)")
 
 # %%
 # The where figure

@@ -3,8 +3,8 @@ LFS subset maps: which features each region selects
 ===================================================
 
 The synthetic design of the LFS paper (Armanfard et al. 2016, Sec. 5.1): two
-classes, each made of sub-classes, where ``x1`` separates the classes in some
-regions of the sample space, ``x2`` in others and both in the rest; every other
+classes, each made of sub-classes, where ``x0`` separates the classes in some
+regions of the sample space, ``x1`` in others and both in the rest; every other
 feature is noise. A global selector has to keep both features everywhere; LFS
 learns one subset per training sample (per region).
 

@@ -3,7 +3,7 @@ Where each feature matters: LFS regimes on the paper's design
 =============================================================
 
 ``make_lfs_synthetic`` draws two classes, each made of subclasses separated by
-``x1``, by ``x2`` or by both, among noise columns: three true groups of rows,
+``x0``, by ``x1`` or by both, among noise columns: three true groups of rows,
 known per row. :class:`~localselect.LocalFeatureSelection` gives each row a
 subset; :func:`~localselect.regimes.find_regimes` groups the rows that use the
 same features, and :func:`~localselect.plotting.plot_regimes` draws where
@@ -33,7 +33,7 @@ print(f"adjusted Rand index against the true groups: {ari:.2f}")
 # %%
 # The where figure
 # ----------------
-# Three regimes: one uses ``x1`` and ``x2``, one ``x1``, one ``x2``, as the
+# Three regimes: one uses ``x0`` and ``x1``, one ``x0``, one ``x1``, as the
 # generator's subclasses do; the 20 noise columns are used by no regime.
 plot_regimes(regimes, X, fig=plt.figure())
 plt.show()

@@ -9,8 +9,8 @@ weights single features, the off-diagonal entries weight pairs: the
 interactions a Relief-type weight vector cannot express.
 
 The paper's synthetic set (Sec. 4.1, Fig. 2) makes the classes differ only by
-the *correlation* of ``x1`` and ``x2``; the heat map shows ``W`` finding the
-pair, as in its Fig. 3.
+the *correlation* of ``x0`` and ``x1`` (the paper's first two features); the
+heat map shows ``W`` finding the pair, as in its Fig. 3.
 """
 
 # %%
@@ -26,7 +26,7 @@ X, y, informative = make_immigrate_synthetic(
 )
 X = StandardScaler().fit_transform(X)  # the paper z-scores every feature
 model = Immigrate(sigma=1.0, random_state=0).fit(X, y)
-print("interaction weight of (x1, x2):", round(model.weights_[0, 1], 3))
+print("interaction weight of (x0, x1):", round(model.weights_[0, 1], 3))
 print("iterations:", model.n_iter_)
 
 # %%

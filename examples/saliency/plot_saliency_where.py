@@ -29,14 +29,15 @@ X, y, relevant = make_instancewise_synthetic(5000, "syn4", random_state=0)
 selector = ConditionalSaliencySelection(random_state=0).fit(X, y)
 regimes = find_regimes(selector, X, y, random_state=0)
 truth = np.unique(relevant, axis=0, return_inverse=True)[1].ravel()
-print(regimes.describe())
+names = [f"x{j}" for j in range(1, 12)]  # INVASE's names; the array's own are x0 .. x10
+print(regimes.describe(names))
 ari = adjusted_rand_score(truth, regimes.labels)
 print(f"adjusted Rand index against the true groups: {ari:.2f}")
 
 # %%
 # The where figure
 # ----------------
-plot_regimes(regimes, X, fig=plt.figure())
+plot_regimes(regimes, X, feature_names=names, fig=plt.figure())
 plt.show()
 
 # %%
@@ -44,5 +45,5 @@ plt.show()
 # ----------------------------------------
 # SHAP's heat map, for subsets: the rows of each regime share their features.
 fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
-plot_regime_rows(regimes, relevance=selector.local_relevance(X), ax=ax)
+plot_regime_rows(regimes, relevance=selector.local_relevance(X), feature_names=names, ax=ax)
 plt.show()

