@@ -326,8 +326,10 @@ def class_count_problem(counts, what: str = "y") -> str | None:
     """Why class labels with these counts cannot be fitted as classes, or None.
 
     Refused: more than :data:`MAX_CLASSES` classes (per-class state grows with
-    the classes), or mostly one-sample classes (more than half of the classes
-    have a single sample: such a target is usually a quantity read as labels).
+    the classes), or mostly one-sample classes (at least :data:`SOME_VALUES`
+    classes, more than half of them with a single sample: such a target is
+    usually a quantity read as labels). A few classes of one sample each (a
+    tiny subsample) are left to the estimator's own class-size check.
 
     Parameters
     ----------
@@ -346,8 +348,8 @@ def class_count_problem(counts, what: str = "y") -> str | None:
     --------
     >>> class_count_problem([5, 1, 7]) is None
     True
-    >>> class_count_problem([1, 1, 2])
-    'y has 3 classes over 4 samples, 2 of them with a single sample'
+    >>> class_count_problem([1] * 15 + [2] * 10)
+    'y has 25 classes over 35 samples, 15 of them with a single sample'
     """
     counts = np.asarray(counts)
     n_classes, n = len(counts), int(counts.sum())
@@ -358,7 +360,7 @@ def class_count_problem(counts, what: str = "y") -> str | None:
             "with the classes)"
         )
     singles = int(np.count_nonzero(counts == 1))
-    if 2 * singles > n_classes:
+    if n_classes >= SOME_VALUES and 2 * singles > n_classes:
         return (
             f"{what} has {_count(n_classes)} classes over {_count(n)} samples, "
             f"{_count(singles)} of them with a single sample"
