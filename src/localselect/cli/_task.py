@@ -113,11 +113,15 @@ def describe_task(task: str, y: Any, wanted: str) -> str:
     The measurement is :func:`localselect._targets.describe_task`'s, the rule
     every estimator applies, followed by the option that overrides it.
     """
+    import numpy as np
+
     from localselect._targets import describe_task as measured
 
     if wanted != "auto":
         return f"task: {task} (--task {wanted})"
     _, reason = measured(y)
+    if task == "classification" and np.asarray(y).dtype.kind not in "biuf":
+        return f"task: {task} ({reason})"  # labels that are not numbers have no other reading
     other = "classification" if task == "regression" else "regression"
     return f"task: {task} ({reason}; --task {other} to override)"
 
