@@ -171,7 +171,7 @@ def test_the_example_price_reads_as_in_the_message():
     assert describe_task(y) == (
         "regression",
         "detected: 808 distinct integer values over 4,381 rows, spread from "
-        + f"{values[0]:g} to {values[-1]:g}"
+        + f"{values[0]:,} to {values[-1]:,}"
         + " (not class codes 0..K-1 or 1..K): "
         "a quantity",
     )

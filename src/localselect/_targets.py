@@ -90,7 +90,8 @@ def _integer_reading(values, counts, n_rows: int) -> tuple[str, str]:
     codes = low in (0, 1) and d >= CODE_FILL * (high - low + 1)
     if d >= MANY_VALUES and not codes:
         return "regression", (
-            f"{head}, spread from {low:g} to {high:g} (not class codes 0..K-1 or 1..K): a quantity"
+            f"{head}, spread from {int(low):,} to {int(high):,} (not class codes 0..K-1 or 1..K): "
+            "a quantity"
         )
     return "classification", f"{head}, {per_value}: class labels"
 
