@@ -349,8 +349,9 @@ def class_count_problem(counts, what: str = "y") -> str | None:
     --------
     >>> class_count_problem([5, 1, 7]) is None
     True
-    >>> class_count_problem([1] * 15 + [2] * 10)
-    'y has 25 classes over 35 samples, 15 of them with a single sample'
+    >>> print(class_count_problem([1] * 15 + [2] * 10))
+    y has 25 classes over 35 samples, 15 of them with a single sample (class labels need
+    several samples each)
     """
     counts = np.asarray(counts)
     n_classes, n = len(counts), int(counts.sum())
@@ -364,7 +365,8 @@ def class_count_problem(counts, what: str = "y") -> str | None:
     if n_classes >= SOME_VALUES and 2 * singles > n_classes:
         return (
             f"{what} has {_count(n_classes)} classes over {_count(n)} samples, "
-            f"{_count(singles)} of them with a single sample"
+            f"{_count(singles)} of them with a single sample (class labels need several "
+            "samples each)"
         )
     return None
 
@@ -379,7 +381,7 @@ def check_class_counts(name: str, classes, counts, min_class_size: int = 1, why:
     problem = class_count_problem(counts)
     if problem is not None:
         raise ValueError(
-            f"{name}: {problem}; class labels need several samples each. If y is a quantity "
+            f"{name}: {problem}. If y is a quantity "
             "(a count, a price, a measurement), fit an estimator that takes a continuous "
             f'target ({_takers()}) with task="regression"; if y holds class labels, merge '
             "the rare classes."

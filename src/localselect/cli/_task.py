@@ -97,8 +97,7 @@ def resolve_task(
         problem = class_count_problem(np.unique(y, return_counts=True)[1], repr(target))
         if problem is not None:
             raise CLIError(
-                f"{problem}: class labels need several "
-                f"rows each. If {target!r} is a quantity, pass --task regression (methods that "
+                f"{problem}. If {target!r} is a quantity, pass --task regression (methods that "
                 f"take a continuous target: {_taker_methods()}); if it holds class labels, merge "
                 "the rare classes."
             )
