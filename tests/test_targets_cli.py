@@ -38,6 +38,19 @@ def test_a_method_for_class_labels_refuses_an_integer_quantity(diabetes, tmp_pat
     err = " ".join(capsys.readouterr().err.split())
     assert "the target is continuous (detected: 214 distinct integer values over 442 rows" in err
     assert "FisherScore is defined for class labels" in err and "mrmr" in err
+    assert "If 'target' holds class labels, pass --task classification" in err
+
+
+def test_no_class_reading_is_offered_when_it_would_be_refused(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(300, 2)), columns=["a", "b"])
+    frame["price"] = np.round(np.exp(rng.normal(7, 1, size=300))).astype(int)
+    path = tmp_path / "prices.csv"
+    frame.to_csv(path, index=False)
+    assert _select(path, tmp_path / "o", "--method", "fisher", target="price") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "As class labels it cannot be fitted either: 'price' has" in err
+    assert "--task classification" not in err
 
 
 def test_labels_that_no_classification_can_fit_are_refused(tmp_path, capsys):

@@ -256,10 +256,18 @@ def check_target(estimator, y) -> tuple[str, np.ndarray]:
     if task == "classification":
         return task, y
     if not takes_continuous:
+        as_labels = None
+        if _integer_valued(y):
+            as_labels = class_count_problem(np.unique(y, return_counts=True)[1])
+        instead = (
+            f"As class labels it cannot be fitted either: {as_labels}."
+            if as_labels is not None
+            else "If y holds class labels, pass them as strings (e.g. y.astype(str))."
+        )
         raise ValueError(
             f"{name} is defined for class labels in its paper, and y is a continuous "
             f"target ({reason}). Estimators that take a continuous target: {_takers()}. "
-            "If y holds class labels, pass them as strings (e.g. y.astype(str))."
+            f"{instead}"
         )
     if wanted == "auto" and _integer_valued(y):
         warnings.warn(

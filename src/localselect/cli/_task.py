@@ -70,7 +70,7 @@ def resolve_task(
     """
     import numpy as np
 
-    from localselect._targets import class_count_problem, describe_task
+    from localselect._targets import _integer_valued, class_count_problem, describe_task
 
     if target not in frame.columns:
         return "classification"  # prepare() names the missing column
@@ -88,10 +88,17 @@ def resolve_task(
             if wanted == "regression"
             else f"the target is continuous ({reason})"
         )
+        as_labels = None
+        if _integer_valued(y):
+            as_labels = class_count_problem(np.unique(y, return_counts=True)[1], repr(target))
+        instead = (
+            f"As class labels it cannot be fitted either: {as_labels}."
+            if as_labels is not None
+            else f"If {target!r} holds class labels, pass --task classification."
+        )
         raise CLIError(
             f"{how}, and {type(estimator).__name__} is defined for class labels. Methods that "
-            f"take a continuous target: {_taker_methods()}. If {target!r} holds class labels, "
-            "pass --task classification."
+            f"take a continuous target: {_taker_methods()}. {instead}"
         )
     if task == "classification" and len(y):
         problem = class_count_problem(np.unique(y, return_counts=True)[1], repr(target))
