@@ -21,9 +21,11 @@ def test_evidence_quick(tmp_path):
         assert row["cost_ratio"] > 0
     null = [r for r in rows if r["generator"] == "global-null"]
     assert all(np.isnan(r["power"]) for r in null)
-    # top-10 on a 20-feature table with 5 informative columns has FDP >= 0.5
+    # top-10 on a 20-feature table with 5 informative columns has FDP >= 0.5 where the noise
+    # columns score above 0 (Fisher, Relief); IM4E's zero weights are never selected by a count
     easy = [row for row in rows if row["generator"] == "classification-easy"]
-    assert all(row["top10_fdr"] >= 0.5 for row in easy)
+    assert all(row["top10_fdr"] >= 0.5 for row in easy if row["selector"] != "IM4E")
+    assert all(row["top10_fdr"] > row["fdr"] for row in easy)
     assert "report.md" in {p.name for p in tmp_path.iterdir()}
 
 

@@ -98,6 +98,9 @@ int), that fraction of the features (a float in (0, 1]), (None)
 every feature with a positive weight, or (``"auto"``) the features whose
 Benjamini-Hochberg q-value against the family's null is at most ``fdr``
 (sets ``pvalues_``, ``qvalues_``, ``null_``; see :mod:`localselect.evidence`).
+A count is a maximum: a feature whose weight is not positive (a constant
+column weighs 0) is never kept, so fewer features than asked may be kept,
+with a :class:`~localselect.base.FewerFeaturesWarning` saying how many.
 Ties go to the lower index.""",
     "fdr": """\
 Target false discovery rate of ``n_features_to_select="auto"``; unused

@@ -80,6 +80,7 @@ The module also holds the rules every estimator shares:
 from __future__ import annotations
 
 import logging
+import warnings
 from abc import ABCMeta, abstractmethod
 from numbers import Integral, Real
 
@@ -177,12 +178,22 @@ class TargetRequiredMixin:
         return tags
 
 
+class FewerFeaturesWarning(UserWarning):
+    """A count-based ``n_features_to_select`` kept fewer features than asked.
+
+    Only features with a positive score are selected (:func:`top_k_support`);
+    the message says how many were asked for and how many had a positive score.
+    """
+
+
 def resolve_n_features(n_features_to_select, n_features: int) -> int | None:
     """Resolve ``n_features_to_select`` into a number of features out of ``n_features``.
 
     An int ``k`` gives ``min(k, n_features)``; a fraction ``f`` in (0, 1] gives
     ``max(1, round(f * n_features))``; None stays None (every feature with a
-    positive score, see :func:`top_k_support`).
+    positive score, see :func:`top_k_support`). This is the most a selection
+    keeps: :func:`top_k_support` keeps only the features with a positive score
+    among them.
 
     Parameters
     ----------
@@ -194,7 +205,7 @@ def resolve_n_features(n_features_to_select, n_features: int) -> int | None:
     Returns
     -------
     k : int or None
-        How many features to keep; None for "every positive score".
+        How many features to keep at most; None for "every positive score".
     """
     k = n_features_to_select
     if k is None:
@@ -205,11 +216,15 @@ def resolve_n_features(n_features_to_select, n_features: int) -> int | None:
 
 
 def top_k_support(scores: NDArray[np.float64], n_features_to_select) -> NDArray[np.bool_]:
-    """Select the ``k`` highest scores, or the positive ones (the one selection rule).
+    """Select the ``k`` highest scores that are positive, or every positive one (the one rule).
 
     ``k`` comes from :func:`resolve_n_features`; ties go to the lower feature
-    index (stable sort). ``n_features_to_select=None`` keeps every feature
-    whose score is positive (> 0).
+    index (stable sort). A feature whose score is not positive (<= 0, or NaN)
+    is never selected: a weight of 0 (a constant column) or below is no
+    evidence that the feature matters, so a count asks for *at most* ``k``
+    features, and when fewer than ``k`` scores are positive the selection
+    keeps those and warns (:class:`FewerFeaturesWarning`, once per message).
+    ``n_features_to_select=None`` keeps every feature whose score is positive.
 
     Parameters
     ----------
@@ -222,13 +237,40 @@ def top_k_support(scores: NDArray[np.float64], n_features_to_select) -> NDArray[
     -------
     mask : ndarray of shape (n_features,) of bool
         The selected features.
-    """
+
+    Warns
+    -----
+    FewerFeaturesWarning
+        Fewer than ``k`` scores are positive.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> scores = np.array([0.5, 0.0, -0.2, 0.1])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     top_k_support(scores, 3).tolist()
+    [True, False, False, True]
+    >>> print(caught[0].message)
+    n_features_to_select=3 kept 2 features: only 2 of 4 have a positive score (a score <= 0, such as a constant column's 0, is no evidence of relevance).
+    """  # noqa: E501
+    positive = scores > 0
     k = resolve_n_features(n_features_to_select, scores.shape[0])
     if k is None:
-        return scores > 0
+        return positive
     order = np.argsort(-scores, kind="stable")
     mask = np.zeros(scores.shape[0], dtype=bool)
     mask[order[:k]] = True
+    mask &= positive
+    kept = int(np.count_nonzero(mask))
+    if kept < k:
+        warnings.warn(
+            f"n_features_to_select={n_features_to_select!r} kept {kept} feature"
+            f"{'s' if kept != 1 else ''}: only {kept} of {scores.shape[0]} have a positive "
+            "score (a score <= 0, such as a constant column's 0, is no evidence of relevance).",
+            FewerFeaturesWarning,
+            stacklevel=2,
+        )
     return mask
 
 

@@ -76,9 +76,10 @@ def test_select_says_the_task_and_keeps_a_continuous_target(table, tmp_path, cap
     out = tmp_path / "out"
     assert _select(path, out, "--method", "mrmr", "--drop", "count", "--n-features", "2") == 0
     printed = capsys.readouterr().out
-    assert "task: regression (detected: 120 distinct values, not all integers)" in " ".join(
-        printed.split()
-    )
+    assert (
+        "task: regression (detected: 120 distinct values, not all integers: a quantity; "
+        "--task classification to override)"
+    ) in " ".join(printed.split())
     summary = json.loads((out / "importances.json").read_text())
     assert summary["task"] == "regression" and summary["params"]["task"] == "regression"
     assert {f["feature"] for f in summary["features"] if f["selected"]} == {"f1", "f3"}
@@ -108,7 +109,10 @@ def test_a_method_for_class_labels_refuses_before_fitting(table, tmp_path, capsy
     capsys.readouterr()
     assert _select(path, tmp_path / "o", "--method", "lfs", "--drop", "count") == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert "the target is continuous, and LocalFeatureSelection is defined for class labels" in err
+    assert (
+        "the target is continuous (detected: 120 distinct values, not all integers: a quantity), "
+        "and LocalFeatureSelection is defined for class labels"
+    ) in err
     assert "mrmr" in err and "--task classification" in err
     assert _select(path, tmp_path / "o", "--method", "lfs", "--task", "regression",
                    target="count") == 2  # fmt: skip

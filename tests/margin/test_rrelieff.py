@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from localselect import Relief, ReliefF
+from localselect._targets import QuantityTargetWarning
 from localselect.margin._rrelieff import n_references, rank_weights, rrelieff
 
 REF = Path(__file__).with_name("r_reference")
@@ -124,9 +125,12 @@ def test_task_override_constant_target_and_missing_values():
         slow_rrelieff(X, y_int.astype(float), np.arange(50), 5),
         rtol=1e-10,
     )
-    # scikit-learn's warning about many classes (its wording varies between versions)
-    with pytest.warns(UserWarning, match="greater than 50%"):
-        assert ReliefF(n_neighbors=5).fit(X, y_int).task_ == "classification"
+    # read as the quantity it is, and said
+    with pytest.warns(QuantityTargetWarning, match="distinct integer values over 50 rows"):
+        assert ReliefF(n_neighbors=5).fit(X, y_int).task_ == "regression"
+    # as class labels, mostly one-row classes: refused before the fit
+    with pytest.raises(ValueError, match="39 classes over 50 samples, 29 of them with a single"):
+        ReliefF(n_neighbors=5, task="classification").fit(X, y_int)
     flat = ReliefF(n_neighbors=5, task="regression").fit(X, np.full(50, 1.5))
     np.testing.assert_array_equal(flat.feature_importances_, 0.0)
     # Missing values: CORElearn's rule (tests/margin/test_rrelieff_corelearn.py), no refusal.
