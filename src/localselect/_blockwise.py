@@ -170,7 +170,8 @@ class BlockwiseFitMixin(FittedStateMixin):
         if summary.continuous:
             raise ValueError(
                 f"{name} on a Dask collection takes class labels, and y is continuous "
-                "(floats that are not all integers). Pass class labels."
+                "(floats that are not all integers); fit it in memory (the estimators that "
+                "take a continuous target), or pass class labels."
             )
         labels = sorted(summary.labels)
         classes = np.asarray(labels)

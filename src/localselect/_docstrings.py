@@ -102,6 +102,13 @@ A count is a maximum: a feature whose weight is not positive (a constant
 column weighs 0) is never kept, so fewer features than asked may be kept,
 with a :class:`~localselect.base.FewerFeaturesWarning` saying how many.
 Ties go to the lower index.""",
+    "task": """\
+What ``y`` is. ``"auto"``: class labels, unless ``y`` is numeric and either
+not all integers or an integer quantity by measurement (many distinct values,
+few rows per value, not class codes; see
+:func:`~localselect._targets.describe_task`), which is read as a continuous
+target with a :class:`~localselect._targets.QuantityTargetWarning` giving the
+reason. ``"regression"`` and ``"classification"`` override the reading.""",
     "fdr": """\
 Target false discovery rate of ``n_features_to_select="auto"``; unused
 otherwise.""",

@@ -18,6 +18,10 @@ from rich.markup import escape
 __all__ = ["CLIError", "note", "set_verbose", "show_warning", "warn"]
 
 _VERBOSE = [0]
+#: The warning texts shown by the running command: each is shown once, although
+#: a step that records warnings (``warnings.catch_warnings``) resets Python's own
+#: once-per-location memory.
+_SHOWN: set[str] = set()
 
 
 class CLIError(Exception):
@@ -32,6 +36,7 @@ class CLIError(Exception):
 def set_verbose(level: int) -> None:
     """The ``-v`` count of the running command (full warning texts when >= 1)."""
     _VERBOSE[0] = level
+    _SHOWN.clear()
 
 
 def warn(line: str, *, cut_to_width: bool = False) -> None:
@@ -67,8 +72,11 @@ def show_warning(
     file: Any = None,
     line: str | None = None,
 ) -> None:
-    """Replacement for :func:`warnings.showwarning`: one ``warning:`` line."""
+    """Replacement for :func:`warnings.showwarning`: one ``warning:`` line, once per text."""
     text = f"{category.__name__}: {message}"
+    if text in _SHOWN:
+        return
+    _SHOWN.add(text)
     if _VERBOSE[0]:
         text += f" ({filename}:{lineno})"
     warn(text, cut_to_width=True)

@@ -82,9 +82,9 @@ def input_kinds(estimator: Any, n_features: int) -> tuple[NDArray[np.bool_], NDA
     one whose levels are not given (its codes then tell).
     """
     cols = getattr(estimator, "input_columns_", None)
-    nominal = None if cols is None else np.asarray(cols.nominal, dtype=bool)
-    if nominal is None or nominal.shape != (n_features,):
+    if cols is None or np.shape(cols.nominal) != (n_features,):
         return np.zeros(n_features, dtype=bool), np.zeros(n_features, dtype=np.intp)
+    nominal = np.asarray(cols.nominal, dtype=bool)
     levels = cols.levels
     n_levels = np.array(
         [

@@ -48,10 +48,7 @@ class Relief(_FeatureWeightSelector):
         ``"log"`` ``int(sqrt(N))`` and ``int(ln N)`` samples (CORElearn's
         ``ReliefIterations = -2, -1``).
     task : {"auto", "classification", "regression"}, default="auto"
-        ``"auto"`` treats ``y`` as continuous when scikit-learn's
-        ``type_of_target`` says ``"continuous"`` (floats not all integers);
-        ``"regression"`` makes an integer ``y`` that is a quantity continuous,
-        ``"classification"`` makes float labels classes.
+        %(task)s
     random_state : int, RandomState instance or None, default=None
         Draws the reference samples when ``max_samples`` is not None.
     verbose : int, default=0
@@ -210,10 +207,7 @@ class ReliefF(_FeatureWeightSelector):
         ramp is off: ``diff = |a - b| / (max - min)``. The ramp applies to the
         target's difference too, as in CORElearn.
     task : {"auto", "classification", "regression"}, default="auto"
-        ``"auto"`` treats ``y`` as continuous when scikit-learn's
-        ``type_of_target`` says ``"continuous"`` (floats not all integers);
-        ``"regression"`` makes an integer ``y`` that is a quantity continuous,
-        ``"classification"`` makes float labels classes.
+        %(task)s
     n_jobs : int, default=None
         Threads: the compiled kernel's tiles and feature blocks (data without
         NaN), else row blocks of the distance matrix. None means 1 unless in a
