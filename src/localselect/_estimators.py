@@ -118,6 +118,17 @@ class Declaration(NamedTuple):
     raw_input : bool, default=False
         The command line hands it the table as it is (discrete values of any
         type, missing values kept), not encoded, imputed and scaled.
+    columns : {"encoded", "native"}, default="encoded"
+        How ``fit`` hands it a table with nominal columns (category, string,
+        object, boolean; :func:`localselect._tables.read_columns`).
+        ``"native"``: the coded matrix (a nominal column as its level codes)
+        with ``input_columns_.nominal`` marking those columns; the estimator
+        treats them itself. ``"encoded"``: each nominal column becomes scaled
+        indicator columns and numeric columns are scaled to unit range
+        (:mod:`localselect._encoding`), so a differing level weighs in the
+        method's distance as a numeric column one range apart; the mixins of
+        :mod:`localselect.base` map the answers back to one per input column.
+        A table without nominal columns reaches either kind unchanged.
     """
 
     name: str = ""
@@ -128,6 +139,7 @@ class Declaration(NamedTuple):
     size: Any = None
     collection_fit: str = ""
     raw_input: bool = False
+    columns: str = "encoded"
 
 
 #: The declaration of a class that declares nothing (every field at its default).

@@ -76,7 +76,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import TransformerMixin
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 
 from localselect._blockwise import (
     BlockwiseFitMixin,
@@ -85,10 +85,12 @@ from localselect._blockwise import (
     is_blockwise,
 )
 from localselect._compat import Interval, RealNotInt, check_feature_names_in, fit_context
-from localselect._estimators import Declaration
+from localselect._encoding import encode, fit_encoding, to_input_columns
+from localselect._estimators import Declaration, declared
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
 from localselect._runtime._size import check_scale
+from localselect._tables import InputColumns, frame_index, is_frame, read_columns
 from localselect._targets import TASK_CONSTRAINT, check_classification_data, check_target
 from localselect.evidence._mixin import AUTO, FDR_CONSTRAINT, EvidenceMixin
 
@@ -260,6 +262,127 @@ def verbose_log(logger: logging.Logger, verbose: int) -> Reporter:
     return Reporter(logger, verbose)
 
 
+def columns_kind(estimator) -> str:
+    """``"encoded"`` or ``"native"``: how ``fit`` hands ``estimator`` nominal columns.
+
+    The ``columns`` field of the governing
+    :class:`~localselect._estimators.Declaration` (``"encoded"`` for a class
+    that declares nothing).
+    """
+    found = declared(type(estimator))
+    return found.columns if found is not None else "encoded"
+
+
+def read_rows(estimator, X, *, allow_nan: bool):
+    """New rows ``X`` as the fitted ``estimator``'s own methods take them.
+
+    A numeric array goes through ``validate_data`` exactly as before (float64,
+    finite unless ``allow_nan``). A pandas or polars frame (or any input when
+    the fit had nominal columns) is checked against the fit's width and names,
+    then read with the fit's columns
+    (:func:`~localselect._tables.read_columns`: a level not seen in fit becomes
+    NaN with a warning naming it). When the estimator was fitted on an
+    encoding (``encoding_``), the rows are encoded alike
+    (:func:`~localselect._encoding.encode`).
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        Has ``n_features_in_`` and, when fitted on a table, ``input_columns_``.
+    X : array-like or DataFrame of shape (n_samples, n_features_in_)
+        New rows.
+    allow_nan : bool
+        Whether missing values (and, for arrays, NaN) are accepted.
+
+    Returns
+    -------
+    X_rows : ndarray of shape (n_samples, n_features_fit)
+        Float64 rows in the space the estimator was fitted in.
+    """
+    columns = getattr(estimator, "input_columns_", None)
+    if is_frame(X) or (columns is not None and columns.nominal.any()):
+        validate_data(estimator, X, reset=False, skip_check_array=True)
+        X, _ = read_columns(X, columns, allow_nan=allow_nan)
+        X = check_array(X, dtype=np.float64, ensure_all_finite=False)
+    else:
+        X = validate_data(
+            estimator,
+            X,
+            reset=False,
+            dtype=np.float64,
+            ensure_all_finite="allow-nan" if allow_nan else True,
+        )
+    encoding = getattr(estimator, "encoding_", None)
+    return X if encoding is None else encode(encoding, X)
+
+
+def per_input_column(estimator, values, how: str = "max"):
+    """Answers on the columns ``estimator`` was fitted on, as one per input column.
+
+    The identity unless the estimator was fitted on an encoding
+    (``encoding_``); then an input column's answer is the largest of its
+    encoded columns' (``how="max"``: for a mask, selected when any of them
+    is) or the smallest (``how="min"``: p-values). See
+    :mod:`localselect._encoding`.
+    """
+    encoding = getattr(estimator, "encoding_", None)
+    if encoding is None:
+        return values
+    return to_input_columns(encoding, values, how)
+
+
+def _column_labels(estimator, X) -> list:
+    """The labels of the answer's columns: those of the frame ``X`` (its own labels)."""
+    return list(X.columns) if hasattr(X, "columns") else list(estimator.input_columns_.names)
+
+
+def as_frame_like(estimator, answer, X):
+    """``answer`` (n_samples, n_features_in_) as a frame of ``X``'s kind when ``X`` is one.
+
+    A pandas frame gives a pandas frame with ``X``'s column labels and index, a
+    polars frame a polars frame with its column names; any other ``X`` gives
+    ``answer`` unchanged.
+    """
+    if not is_frame(X):
+        return answer
+    labels = _column_labels(estimator, X)
+    index = frame_index(X)
+    if index is not None:
+        import pandas as pd
+
+        return pd.DataFrame(answer, index=index, columns=labels)
+    import narwhals.stable.v1 as nw
+
+    native = nw.get_native_namespace(nw.from_native(X, eager_only=True))
+    return native.DataFrame({str(label): answer[:, j] for j, label in enumerate(labels)})
+
+
+def _masked_frame(X, mask):
+    """The frame ``X`` with the cells outside ``mask`` replaced (``transform`` of a frame).
+
+    A numeric column gets 0 there, as ``transform`` of an array; a nominal
+    column a missing value (its dtype is kept).
+    """
+    if frame_index(X) is not None:  # pandas
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+        out = X.copy()
+        for j in range(X.shape[1]):
+            column = X.iloc[:, j]
+            numeric = is_numeric_dtype(column.dtype) and not is_bool_dtype(column.dtype)
+            out.isetitem(j, column.where(mask[:, j], 0) if numeric else column.where(mask[:, j]))
+        return out
+    import polars as pl
+
+    replaced = []
+    for j, name in enumerate(X.columns):
+        numeric = X.schema[name].is_numeric()
+        keep = pl.lit(pl.Series(mask[:, j]))
+        value = pl.lit(0, dtype=X.schema[name]) if numeric else pl.lit(None)
+        replaced.append(pl.when(keep).then(pl.col(name)).otherwise(value).alias(name))
+    return X.with_columns(replaced)
+
+
 class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta):
     """Mixin for estimators that select a feature subset per sample.
 
@@ -311,8 +434,8 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
         return self._training_local_support().astype(np.float64)
 
     def _validate_for_local(self, X):
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
-        return check_magnitudes(self, X, spread=False)
+        """New rows as ``_local_support_mask`` takes them (:func:`read_rows`), finite."""
+        return check_magnitudes(self, read_rows(self, X, allow_nan=False), spread=False)
 
     def get_local_support(self, X=None, *, indices=False):
         """Per-sample feature subsets.
@@ -337,7 +460,10 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
             mask = self._training_local_support()
         else:
             mask = np.asarray(self._local_support_mask(self._validate_for_local(X)), dtype=bool)
-        return mask_or_indices(mask, indices)
+        mask = per_input_column(self, mask)
+        if indices:
+            return mask_or_indices(mask, indices)
+        return as_frame_like(self, mask, X)
 
     def local_relevance(self, X=None):
         """Per-sample relevance of each feature, in [0, 1].
@@ -356,8 +482,11 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
         """
         check_is_fitted(self)
         if X is None:
-            return np.asarray(self._training_local_relevance(), dtype=np.float64)
-        return np.asarray(self._local_relevance(self._validate_for_local(X)), dtype=np.float64)
+            relevance = self._training_local_relevance()
+        else:
+            relevance = self._local_relevance(self._validate_for_local(X))
+        relevance = per_input_column(self, np.asarray(relevance, dtype=np.float64))
+        return as_frame_like(self, relevance, X)
 
     def get_support(self, indices=False):
         """Get the features selected for at least one training sample.
@@ -373,7 +502,7 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
             Boolean mask of shape (n_features_in_,) or the selected indices:
             the union of ``get_local_support()``'s rows.
         """
-        mask = self._training_local_support().any(axis=0)
+        mask = per_input_column(self, self._training_local_support()).any(axis=0)
         return np.flatnonzero(mask) if indices else mask
 
     def transform(self, X):
@@ -386,14 +515,21 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
 
         Returns
         -------
-        X_masked : ndarray of shape (n_samples, n_features)
+        X_masked : ndarray or DataFrame of shape (n_samples, n_features)
             A copy of ``X`` with unselected entries set to 0; the column count
-            is unchanged so downstream estimators see a fixed width.
+            is unchanged so downstream estimators see a fixed width. A pandas
+            or polars frame gives a frame of the same columns and dtypes: an
+            unselected numeric cell is 0, an unselected nominal cell (category,
+            string, boolean) is missing.
         """
         check_is_fitted(self)
-        X = self._validate_for_local(X)
-        mask = np.asarray(self._local_support_mask(X), dtype=bool)
-        return np.where(mask, X, 0.0)
+        rows = self._validate_for_local(X)
+        mask = per_input_column(self, np.asarray(self._local_support_mask(rows), dtype=bool))
+        if is_frame(X):
+            return _masked_frame(X, mask)
+        if getattr(self, "encoding_", None) is not None:
+            rows = read_columns(X, self.input_columns_)[0]
+        return np.where(mask, rows, 0.0)
 
     def get_feature_names_out(self, input_features=None):
         """Output feature names: the input names, since the width is kept.
@@ -432,6 +568,9 @@ class GlobalRelevanceMixin(BlockwiseRowsMixin):
                 "pass X to get_local_support(X) / local_relevance(X) (every row gets "
                 "get_support())."
             )
+        if is_frame(X):
+            validate_data(self, X, reset=False, skip_check_array=True)
+            return int(X.shape[0])
         X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False)
         return int(np.shape(X)[0])
 
@@ -450,10 +589,15 @@ class GlobalRelevanceMixin(BlockwiseRowsMixin):
         support : ndarray of shape (n_samples, n_features) or list of ndarray
             Every row equals ``get_support()``.
         """
+        mask = self._rows_support(X)
+        if indices:
+            return mask_or_indices(mask, indices)
+        return as_frame_like(self, mask, X)
+
+    def _rows_support(self, X):
         check_is_fitted(self)
         n = self._n_rows(X)
-        mask = np.tile(np.asarray(self.get_support(), dtype=bool), (n, 1))
-        return mask_or_indices(mask, indices)
+        return np.tile(np.asarray(self.get_support(), dtype=bool), (n, 1))
 
     def local_relevance(self, X=None):
         """The global subset as 0/1, repeated for every row of ``X``.
@@ -465,10 +609,10 @@ class GlobalRelevanceMixin(BlockwiseRowsMixin):
 
         Returns
         -------
-        relevance : ndarray of shape (n_samples, n_features)
-            ``get_local_support(X)`` as float.
+        relevance : ndarray or DataFrame of shape (n_samples, n_features)
+            ``get_local_support(X)`` as float (a frame for a frame ``X``).
         """
-        return self.get_local_support(X).astype(np.float64)
+        return as_frame_like(self, self._rows_support(X).astype(np.float64), X)
 
     def transform(self, X):
         """Keep the selected columns (``SelectorMixin.transform``, block by block too).
@@ -481,9 +625,18 @@ class GlobalRelevanceMixin(BlockwiseRowsMixin):
 
         Returns
         -------
-        X_selected : array of shape (n_samples, n_selected_features)
-            The columns of ``get_support()``.
+        X_selected : array or DataFrame of shape (n_samples, n_selected_features)
+            The columns of ``get_support()``; a pandas or polars frame gives a
+            frame of those columns, as they are.
         """
+        if is_frame(X):
+            check_is_fitted(self)
+            validate_data(self, X, reset=False, skip_check_array=True)
+            import narwhals.stable.v1 as nw
+
+            frame = nw.from_native(X, eager_only=True)
+            keep = np.flatnonzero(self.get_support())
+            return frame.select([frame.columns[j] for j in keep]).to_native()
         return super().transform(X)
 
 
@@ -632,6 +785,9 @@ class LabelledFitMixin(BlockwiseFitMixin, TargetRequiredMixin, metaclass=ABCMeta
 
     _min_class_size = 1
     _class_size_reason = ""
+    #: The distance the method compares rows by, which sets the scale of the
+    #: indicator columns of an encoded nominal column (:mod:`localselect._encoding`).
+    _column_distance = "squared_euclidean"
 
     @abstractmethod
     def _fit(self, X, codes, log):
@@ -661,15 +817,15 @@ class LabelledFitMixin(BlockwiseFitMixin, TargetRequiredMixin, metaclass=ABCMeta
         """
         if is_blockwise(X, y):
             return self._fit_blockwise(X, y)
-        input_tags = self.__sklearn_tags__().input_tags
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            dtype=None if input_tags.string else np.float64,
-            ensure_all_finite="allow-nan" if input_tags.allow_nan else True,
-        )
+        X, y = self._read_fit_data(X, y)
         check_magnitudes(self, X)
+        encoding = None
+        if columns_kind(self) == "encoded" and X.dtype != object:
+            encoding = fit_encoding(X, self.input_columns_, self._column_distance)
+        self._discard(("encoding_",))
+        if encoding is not None:
+            self.encoding_ = encoding
+            X = encode(encoding, X)
         check_scale(self, X)
         self.task_, target = check_target(self, y)
         if self.task_ == "classification":
@@ -679,8 +835,66 @@ class LabelledFitMixin(BlockwiseFitMixin, TargetRequiredMixin, metaclass=ABCMeta
                 min_class_size=self._min_class_size,
                 why=self._class_size_reason,
             )
-        self._fit(X, target, Reporter.for_estimator(self))
-        evidence = getattr(self, "_fit_evidence", None)
-        if evidence is not None:
-            evidence(X, target)
+        n_features_in = self.n_features_in_
+        self.n_features_in_ = X.shape[1]  # the width of what _fit sees (encoded columns)
+        try:
+            self._fit(X, target, Reporter.for_estimator(self))
+            evidence = getattr(self, "_fit_evidence", None)
+            if evidence is not None:
+                evidence(X, target)
+        finally:
+            self.n_features_in_ = n_features_in
+        if encoding is not None:
+            self._answers_per_input_column()
         return self
+
+    def _read_fit_data(self, X, y):
+        """Validated ``(X, y)`` of ``fit``; sets ``input_columns_`` (and the sklearn names).
+
+        A numeric array is validated as always (float64, finite unless the
+        tags allow NaN); an estimator whose tags accept strings and that does
+        not declare ``columns="native"`` gets the raw values (dtype object). A
+        pandas or polars frame is read by :func:`~localselect._tables.read_columns`
+        (nominal columns as level codes) after scikit-learn has taken its width
+        and column names.
+        """
+        input_tags = self.__sklearn_tags__().input_tags
+        allow_nan = input_tags.allow_nan
+        if is_frame(X) and not (input_tags.string and columns_kind(self) != "native"):
+            validate_data(self, X, skip_check_array=True)  # n_features_in_, feature_names_in_
+            codes, self.input_columns_ = read_columns(X, allow_nan=allow_nan)
+            X, y = check_X_y(codes, y, dtype=np.float64, ensure_all_finite=False)
+            return X, y
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            dtype=None if input_tags.string else np.float64,
+            ensure_all_finite="allow-nan" if allow_nan else True,
+        )
+        columns = InputColumns.numeric(X.shape[1])
+        if X.dtype == object:  # a raw table (strings and categories kept as they are)
+            columns = read_columns(X)[1]
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            columns = columns._replace(names=np.asarray(names, dtype=object))
+        self.input_columns_ = columns
+        return X, y
+
+    def _answers_per_input_column(self) -> None:
+        """After a fit on an encoding: the per-feature scores per input column.
+
+        ``feature_importances_`` becomes the largest of each input column's
+        encoded columns', ``pvalues_`` and ``qvalues_`` the smallest; every
+        other fitted attribute stays on the encoded columns (``encoding_``).
+        """
+        for name, how in (
+            ("feature_importances_", "max"),
+            ("pvalues_", "min"),
+            ("qvalues_", "min"),
+        ):
+            value = getattr(self, name, None)
+            if value is not None:
+                setattr(self, name, per_input_column(self, np.asarray(value), how))
+        if hasattr(self, "n_features_to_select_"):  # a count the fit took on encoded columns
+            self.n_features_to_select_ = int(np.sum(self.get_support()))

@@ -430,7 +430,11 @@ class GPLocalFeatureSelection(
     def _fit(self, X, y_idx, log):
         # Algorithm 1 (the feature GPs), then the training subspaces
         self._check_data(X)
-        discrete = self._discrete_mask(X.shape[1])
+        encoding = getattr(self, "encoding_", None)  # a table's nominal columns: indicators
+        if encoding is None:
+            discrete = self._discrete_mask(X.shape[1])
+        else:
+            discrete = encoding.discrete(self._discrete_mask(encoding.nominal.size))
         rng = check_random_state(self.random_state)
         # Everything below runs on the canonical layout, so permuting samples or
         # features permutes the results exactly.

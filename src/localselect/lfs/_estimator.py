@@ -7,13 +7,19 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import ensure_compiled
-from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
+from localselect.base import (
+    Declaration,
+    LabelledFitMixin,
+    LocalSelectorMixin,
+    read_rows,
+    shared_constraints,
+)
 from localselect.lfs._cost import LFSCost
 from localselect.lfs._decide import prediction_regions, query_subsets, similarities
 from localselect.lfs._fit import FIT_KERNEL, fit_iteration
@@ -355,7 +361,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         %(predict_proba_docs)s
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = read_rows(self, X, allow_nan=False)
         check_magnitudes(self, X, spread=False)
         S = self._similarities(X)
         total = S.sum(axis=1, keepdims=True)
@@ -370,7 +376,7 @@ class LocalFeatureSelection(LabelledFitMixin, LocalSelectorMixin, ClassifierMixi
         %(predict_docs)s
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = read_rows(self, X, allow_nan=False)
         check_magnitudes(self, X, spread=False)
         return self.classes_[np.argmax(self._similarities(X), axis=1)]
 

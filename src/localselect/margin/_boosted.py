@@ -10,13 +10,19 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import MeasuredCost
-from localselect.base import Declaration, LabelledFitMixin, ScoreSelectorMixin, shared_constraints
+from localselect.base import (
+    Declaration,
+    LabelledFitMixin,
+    ScoreSelectorMixin,
+    read_rows,
+    shared_constraints,
+)
 from localselect.margin._common import CANDIDATES_CONSTRAINT, NEED_HITS
 from localselect.margin._cost import LINEAR_INSTEAD
 from localselect.margin._immigrate import Immigrate, resolve_prescreen, with_fit_result
@@ -370,7 +376,7 @@ class BoostedImmigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, Ba
 
     def _votes(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        X = read_rows(self, X, allow_nan=True)
         check_magnitudes(self, X, spread=False)
         votes = np.zeros((X.shape[0], len(self.classes_)))
         rows = np.arange(X.shape[0])

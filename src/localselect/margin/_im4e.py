@@ -110,6 +110,7 @@ class IM4E(_SoftmaxMarginSelector):
         size=MeasuredCost(83.1, 60_000, 1.9, NEIGHBOUR_SEARCH, instead=LINEAR_INSTEAD),
     )
     _method = "IM4E"
+    _column_distance = "manhattan"  # w^T |x - x'|: the scale of encoded nominal columns
     _kernel = staticmethod(_solvers.im4e)
 
     def __init__(

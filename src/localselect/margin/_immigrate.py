@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
@@ -19,6 +19,8 @@ from localselect.base import (
     Declaration,
     LabelledFitMixin,
     ScoreSelectorMixin,
+    per_input_column,
+    read_rows,
     shared_constraints,
     top_k_support,
 )
@@ -388,7 +390,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
             ``s[i, c] = sum_{y_n = c} alpha_n^c(x_i) q(x_i, x_n)``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        X = read_rows(self, X, allow_nan=True)
         check_magnitudes(self, X, spread=False)
         return self._expected_distances(X)
 
@@ -413,7 +415,7 @@ class Immigrate(LabelledFitMixin, ClassifierMixin, ScoreSelectorMixin, BaseEstim
         check_is_fitted(self)
         if self.n_features_to_select is None:
             # Rows, not the diagonal: pruning can zero a main effect and keep interactions.
-            return top_k_support(np.abs(self.weights_).sum(axis=1), None)
+            return top_k_support(per_input_column(self, np.abs(self.weights_).sum(axis=1)), None)
         return super()._get_support_mask()
 
     def __sklearn_tags__(self):
