@@ -503,6 +503,7 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
     _declaration = Declaration(
         "mrmr",
         targets=("classes", "continuous"),
+        columns="native",
         collection_fit="localselect.filters._collections:fit_mrmr_collection",
     )
     _parameter_constraints = {

@@ -267,6 +267,7 @@ class LiftFeatureSelector(
         targets=("classes", "continuous"),
         collection_fit="localselect.lift._collections:fit_llds_collection",
         raw_input=True,
+        columns="native",
     )
     _parameter_constraints = {
         "resolution": [StrOptions({"features", "windows", "profiles"})],
