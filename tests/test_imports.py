@@ -37,6 +37,9 @@ LAYERS = {
     "_runtime": 0,
     # how a fit writes its fitted state (records, stale attributes): evidence and base use it
     "_fitted": 0,
+    # a table read into codes and column kinds; the encoding of nominal columns on it
+    "_tables": 0,
+    "_encoding": 0.1,
     # what y is (class labels or continuous): reads the registry's declarations
     "_targets": 0.25,
     # p-values, FDR and stability: above the shared infrastructure, below base (whose
@@ -64,6 +67,7 @@ SHARED_PRIVATE = {
     "_pairwise",
     "_portable",
     "_runtime",
+    "_tables",
     "_targets",
     "_typing",
 }

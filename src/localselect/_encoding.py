@@ -179,7 +179,8 @@ def to_input_columns(encoding: ColumnEncoding, values, how: str = "max") -> NDAr
             f"expected {encoding.n_encoded} encoded columns on the last axis, got "
             f"{values.shape[-1]}."
         )
-    ufunc = np.maximum if how == "max" else np.minimum
     if values.dtype == bool:
-        ufunc = np.logical_or if how == "max" else np.logical_and
+        logical = np.logical_or if how == "max" else np.logical_and
+        return logical.reduceat(values, encoding.starts, axis=-1)
+    ufunc = np.maximum if how == "max" else np.minimum
     return ufunc.reduceat(values, encoding.starts, axis=-1)

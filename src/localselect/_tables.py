@@ -155,15 +155,26 @@ def _frame_columns(X) -> tuple[list[str], list[Any], list[bool]]:
     return names, values, nominal
 
 
-def _array_columns(X) -> tuple[list[str], list[Any], list[bool]] | NDArray[np.float64]:
-    """A numeric array as float64, or the columns of an array of strings and objects."""
+def _array_columns(
+    X, columns: InputColumns | None
+) -> tuple[list[str], list[Any], list[bool]] | NDArray[np.float64]:
+    """A numeric array as float64, or the columns of an array of strings and objects.
+
+    With ``columns`` that hold nominal columns, each column is read as the fit's.
+    """
     array = np.asarray(X)
-    if array.dtype.kind in "biufc" or array.ndim != 2:
+    fitted = None if columns is None else np.asarray(columns.nominal, dtype=bool)
+    fitted_nominal = fitted is not None and bool(fitted.any())
+    if array.ndim != 2 or (array.dtype.kind in "biufc" and not fitted_nominal):
         return array
     names = [f"x{j}" for j in range(array.shape[1])]
     values, nominal = [], []
     for j in range(array.shape[1]):
         column = np.asarray(array[:, j], dtype=object)
+        if fitted is not None and fitted_nominal and j < fitted.size:
+            values.append(column)
+            nominal.append(bool(fitted[j]))
+            continue
         try:
             numbers = np.asarray(column, dtype=np.float64)
         except (TypeError, ValueError):
@@ -227,7 +238,7 @@ def read_columns(
     >>> cols.nominal, cols.levels[1]
     (array([False,  True]), array(['blue', 'red'], dtype=object))
     """
-    read = _frame_columns(X) if is_frame(X) else _array_columns(X)
+    read = _frame_columns(X) if is_frame(X) else _array_columns(X, columns)
     if isinstance(read, np.ndarray):  # a numeric array: exactly as before
         matrix = np.asarray(read, dtype=np.float64)
         if matrix.ndim != 2:
@@ -235,12 +246,6 @@ def read_columns(
                 f"Expected a 2D array or a data frame, got an array of shape {matrix.shape}; "
                 "reshape a single feature with X.reshape(-1, 1), a single sample with "
                 "X.reshape(1, -1)."
-            )
-        if columns is not None and columns.nominal.any():
-            raise ValueError(
-                "The estimator was fitted on a table with nominal columns "
-                f"({', '.join(columns.names[columns.nominal])}); pass new rows as a data "
-                "frame with the same columns."
             )
         if not allow_nan:
             _check_complete(
@@ -265,8 +270,8 @@ def read_columns(
             column = np.asarray(values[j], dtype=object)
             missing[:, j] = _is_missing(column)
             fitted = None if columns is None else columns.levels[j]
-            matrix[:, j], found = _code(name, column, fitted)
-            levels.append(found)
+            matrix[:, j], coded = _code(name, column, fitted)
+            levels.append(coded)
         else:
             matrix[:, j] = _numbers(name, values[j])
             missing[:, j] = np.isnan(matrix[:, j])

@@ -31,6 +31,17 @@ Per method (details in each estimator's Notes and in ``docs/index.md``):
   ``"features"``) -- the selector's one subset for every row, as 0/1 for the
   relevance, with ``relevance_scope == "global"``.
 
+**Tables.** Every method takes a pandas or polars frame with numeric,
+category, string and boolean columns (:mod:`localselect._tables`), and every
+answer is per input column, named after it: ``get_local_support(df)`` and
+``local_relevance(df)`` of a frame are frames with its column names and index
+(an array in gives an array out, as always), ``transform(df)`` a frame, and
+``get_feature_names_out()`` the input's names. The estimators declared
+``columns="encoded"`` are fitted on an encoding of the nominal columns
+(:mod:`localselect._encoding`); their answers are mapped back here, an input
+column being selected for a row when any of its encoded columns is, its
+relevance the largest of theirs.
+
 Training rows and new rows go through the same rule:
 ``get_local_support()`` (no ``X``) equals ``get_local_support(X_train)`` for
 every local selector that keeps its training data.
@@ -361,7 +372,8 @@ def _masked_frame(X, mask):
     """The frame ``X`` with the cells outside ``mask`` replaced (``transform`` of a frame).
 
     A numeric column gets 0 there, as ``transform`` of an array; a nominal
-    column a missing value (its dtype is kept).
+    column a missing value (its dtype is kept, but a pandas ``bool`` column
+    becomes the nullable ``boolean``, which can hold one).
     """
     if frame_index(X) is not None:  # pandas
         from pandas.api.types import is_bool_dtype, is_numeric_dtype
@@ -369,6 +381,8 @@ def _masked_frame(X, mask):
         out = X.copy()
         for j in range(X.shape[1]):
             column = X.iloc[:, j]
+            if is_bool_dtype(column.dtype):
+                column = column.astype("boolean")  # can hold a missing value
             numeric = is_numeric_dtype(column.dtype) and not is_bool_dtype(column.dtype)
             out.isetitem(j, column.where(mask[:, j], 0) if numeric else column.where(mask[:, j]))
         return out
@@ -451,9 +465,10 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
 
         Returns
         -------
-        support : ndarray of shape (n_samples, n_features) or list of ndarray
+        support : ndarray or DataFrame of shape (n_samples, n_features), or list of ndarray
             ``support[i, j]`` is True when feature ``j`` is selected for sample
-            ``i``.
+            ``i``. A pandas (polars) frame ``X`` gives a frame of its column
+            names (and index).
         """
         check_is_fitted(self)
         if X is None:
@@ -475,10 +490,10 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
 
         Returns
         -------
-        relevance : ndarray of shape (n_samples, n_features)
+        relevance : ndarray or DataFrame of shape (n_samples, n_features)
             Real-valued companion of :meth:`get_local_support`: every feature
             that mask selects has positive relevance. See the estimator's
-            Notes for what the value means.
+            Notes for what the value means. A frame ``X`` gives a frame.
         """
         check_is_fitted(self)
         if X is None:
@@ -520,7 +535,8 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
             is unchanged so downstream estimators see a fixed width. A pandas
             or polars frame gives a frame of the same columns and dtypes: an
             unselected numeric cell is 0, an unselected nominal cell (category,
-            string, boolean) is missing.
+            string, boolean) is missing (a pandas ``bool`` column becomes the
+            nullable ``boolean`` to hold it).
         """
         check_is_fitted(self)
         rows = self._validate_for_local(X)
@@ -586,8 +602,8 @@ class GlobalRelevanceMixin(BlockwiseRowsMixin):
 
         Returns
         -------
-        support : ndarray of shape (n_samples, n_features) or list of ndarray
-            Every row equals ``get_support()``.
+        support : ndarray or DataFrame of shape (n_samples, n_features), or list of ndarray
+            Every row equals ``get_support()``; a frame ``X`` gives a frame.
         """
         mask = self._rows_support(X)
         if indices:
@@ -781,8 +797,35 @@ class LabelledFitMixin(BlockwiseFitMixin, TargetRequiredMixin, metaclass=ABCMeta
 
     ``X`` and ``y`` held in row blocks on a cluster go to the fit template of
     :class:`~localselect._blockwise.BlockwiseFitMixin` instead.
+
+    **Tables.** A pandas or polars frame is read by
+    :func:`~localselect._tables.read_columns`: numeric columns as numbers,
+    category, string, object and boolean columns as level codes, NaN where a
+    value is missing (refused, naming the columns, unless the estimator's tags
+    allow NaN; a complete string column is always fine). ``feature_names_in_``
+    are the frame's column names and the fitted attribute ``input_columns_``
+    (an :class:`~localselect._tables.InputColumns`: names, the nominal mask,
+    the levels) is set before ``_fit``; a numeric array gives exactly the
+    array it gave before and no nominal column. What ``_fit`` then receives
+    depends on the estimator's declaration (``Declaration.columns``):
+    ``"native"`` estimators get the codes and read
+    ``input_columns_.nominal``; ``"encoded"`` ones, when a column is nominal,
+    get the encoding of :mod:`localselect._encoding` (scaled indicators,
+    numeric columns in unit range), kept in the fitted attribute
+    ``encoding_``, with the scale set by the class attribute
+    ``_column_distance`` (``"squared_euclidean"`` or ``"manhattan"``). During
+    ``_fit`` (and the null of ``"auto"``) ``n_features_in_`` is the width of
+    what ``_fit`` sees; afterwards it is the input's again, and
+    ``feature_importances_`` (largest over an input column's encoded columns),
+    ``pvalues_`` and ``qvalues_`` (smallest) are per input column. The other
+    fitted attributes of an encoded fit stay on the encoded columns. New rows
+    are read alike by :func:`read_rows`.
     """
 
+    #: The records a fit on a table keeps (model files load them).
+    _declaration = Declaration(
+        holds=("localselect._tables.InputColumns", "localselect._encoding.ColumnEncoding")
+    )
     _min_class_size = 1
     _class_size_reason = ""
     #: The distance the method compares rows by, which sets the scale of the
@@ -799,12 +842,12 @@ class LabelledFitMixin(BlockwiseFitMixin, TargetRequiredMixin, metaclass=ABCMeta
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or DataFrame of shape (n_samples, n_features)
             Training data: numbers, finite unless the estimator accepts missing
-            values (NaN), or discrete values of any type for an estimator
-            that accepts strings and categories (see its Parameters); the
-            distance-based methods expect standardised features, as their
-            papers use.
+            values (NaN), or a pandas or polars frame whose category, string
+            and boolean columns are read as nominal (the class docstring of
+            :class:`~localselect.base.LabelledFitMixin`); the distance-based
+            methods expect standardised numeric features, as their papers use.
         y : array-like of shape (n_samples,)
             Class labels of any type (at least 2 classes; see the estimator for
             the samples each class needs), or a continuous target for the
@@ -897,4 +940,4 @@ class LabelledFitMixin(BlockwiseFitMixin, TargetRequiredMixin, metaclass=ABCMeta
             if value is not None:
                 setattr(self, name, per_input_column(self, np.asarray(value), how))
         if hasattr(self, "n_features_to_select_"):  # a count the fit took on encoded columns
-            self.n_features_to_select_ = int(np.sum(self.get_support()))
+            self.n_features_to_select_ = int(np.sum(self.get_support()))  # type: ignore[attr-defined]
