@@ -109,3 +109,38 @@ def test_planted_frame_with_category_dtype_through_the_table_layer():
     scores = dict(zip([f[0] for f in sel.results_["features"]], sel.results_["score"]))
     assert scores["noise_num"] < 0.02
     assert ("red",) in [tuple(p) for p in sel.best_lift_profiles_] or sel.best_features_[0] == 3
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars", "object array"])
+def test_category_and_boolean_columns_answer_new_rows_like_the_fit(kind):
+    rng = np.random.default_rng(0)
+    n = 600
+    colour = rng.choice(["red", "green", "blue", "grey"], n)
+    flag = rng.random(n) < 0.5
+    signal = rng.normal(size=n)
+    y = ((signal > 0.4) | (colour == "red") | (flag & (colour == "blue"))).astype(int)
+    frame = pd.DataFrame(
+        {
+            "noise_num": rng.normal(size=n),
+            "colour": pd.Categorical(colour),
+            "flag": flag,
+            "signal": signal,
+        }
+    )
+    frame.loc[3, "noise_num"] = np.nan
+    if kind == "polars":
+        X = pytest.importorskip("polars").from_pandas(frame)
+    elif kind == "object array":
+        X = frame.to_numpy(dtype=object)
+    else:
+        X = frame
+    sel = LiftFeatureSelector(resolution="profiles", max_features=2, target_class=1, top_k=40).fit(
+        X, y
+    )
+    profiles = [tuple(p) for p in sel.results_["profile"]]
+    # the planted regions (every row of them in class 1), as the columns' own values
+    # (a level, a boolean)
+    assert ("red",) in profiles and ("blue", True) in profiles
+    np.testing.assert_array_equal(np.asarray(sel.get_local_support(X)), sel.local_support_)
+    red = colour == "red"
+    assert sel.local_support_[red, 1].all()

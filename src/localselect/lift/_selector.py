@@ -11,13 +11,19 @@ import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.preprocessing import KBinsDiscretizer
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import HasMethods, Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
-from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
+from localselect.base import (
+    Declaration,
+    LabelledFitMixin,
+    LocalSelectorMixin,
+    read_rows,
+    shared_constraints,
+)
 from localselect.lift._coding import FeatureCodes, JointCodes, decode_ranking, plain
 from localselect.lift._discretize import MahalanobisQuantileDiscretizer, quantile_bins
 from localselect.lift._driver import auto_size, search_lattice
@@ -617,10 +623,10 @@ class LiftFeatureSelector(
             rel = np.where(n_matched[:, None] > 0, counts / n_matched[:, None], 0.0)
         return rel > 0, rel
 
-    # The per-row API is LocalSelectorMixin's, on raw rows (strings, NaN allowed).
+    # The per-row API is LocalSelectorMixin's, on rows read with the fit's columns
+    # (a nominal column as its level codes, read back as labels; NaN allowed).
     def _validate_for_local(self, X):
-        X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite="allow-nan")
-        return check_magnitudes(self, X, spread=False)
+        return check_magnitudes(self, read_rows(self, X, allow_nan=True), spread=False)
 
     def _local_support_mask(self, X):
         return self._matched_support(X)[0]
