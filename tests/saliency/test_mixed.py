@@ -127,3 +127,41 @@ def test_paths_without_nominal_support_refuse_with_advice(params, match):
     frame = frame.fillna(0.0)
     with pytest.raises(ValueError, match=match):
         ConditionalSaliencySelection(random_state=0, **params).fit(frame, y)
+
+
+def test_nominal_column_that_follows_the_signal_but_is_null_given_it_is_not_kept():
+    """The null draw of a nominal column is conditional on the others: a column that
+    tracks the signal, but tells nothing more about y, keeps p-values near uniform."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 4000
+    s = rng.normal(size=n)
+    z = np.digitize(s + 0.5 * rng.normal(size=n), [-0.7, 0.0, 0.7])
+    y = np.sin(2 * s) + s + 0.3 * rng.normal(size=n)
+    frame = pd.DataFrame({"s": s, "z": pd.Categorical(np.array(list("abcd"))[z])})
+    sel = ConditionalSaliencySelection(random_state=0).fit(frame, y)
+    frequency = sel.local_support_.mean(axis=0)
+    assert frequency[0] > 0.95
+    assert frequency[1] < 0.1
+    # 1 - p of a null column averages about 1/2 (uniform p), far from the signal's 1
+    assert sel.local_relevance_[:, 1].mean() < 0.7
+
+
+def test_model_screen_on_a_wide_table_with_nominal_columns():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 3000
+    colour = rng.choice(["red", "green", "blue", "grey"], n)
+    signal = rng.normal(size=n)
+    y = signal + 1.5 * (colour == "red") - 1.0 * (colour == "blue") + 0.3 * rng.normal(size=n)
+    columns = {"colour": pd.Categorical(colour), "signal": signal}
+    columns.update({f"n{j}": rng.normal(size=n) for j in range(18)})
+    columns.update({f"s{j}": rng.choice(list("abcde"), n).astype(object) for j in range(3)})
+    frame = pd.DataFrame(columns)
+    frame.loc[rng.random(n) < 0.05, "n0"] = np.nan
+    sel = ConditionalSaliencySelection(random_state=0).fit(frame, y)
+    assert hasattr(sel, "model_screen_pvalues_")  # more than 20 columns: the screen ran
+    assert {0, 1} <= set(sel.screened_.tolist())
+    frequency = sel.local_support_.mean(axis=0)
+    assert frequency[:2].min() > 0.9
+    assert frequency[2:].max() < 0.1
