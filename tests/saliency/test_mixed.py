@@ -165,3 +165,21 @@ def test_model_screen_on_a_wide_table_with_nominal_columns():
     frequency = sel.local_support_.mean(axis=0)
     assert frequency[:2].min() > 0.9
     assert frequency[2:].max() < 0.1
+
+
+def test_model_file_of_a_table_fit_loads_and_answers_alike(tmp_path):
+    """The boosted model's categorical preprocessor is among the types a model file trusts."""
+    pytest.importorskip("skops")
+    from localselect.cli._model_io import load_model, save_model
+
+    frame, y = planted_frame(1500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewHeldOutRowsWarning)
+        sel = ConditionalSaliencySelection(random_state=0).fit(frame, y)
+    path = tmp_path / "model.skops"
+    save_model({"estimator": sel}, path)
+    loaded = load_model(path)["estimator"]
+    rows = frame.iloc[:40]
+    np.testing.assert_array_equal(
+        np.asarray(loaded.get_local_support(rows)), np.asarray(sel.get_local_support(rows))
+    )

@@ -345,6 +345,10 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         holds=(
             "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
             "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
+            # its categorical preprocessor on a table with nominal columns (a
+            # FunctionTransformer of a partial of check_array)
+            "functools.partial",
+            "sklearn.utils.validation.check_array",
             # older scikit-learn keeps the loss and its link on the fitted model
             "sklearn._loss.link.Interval",
             "sklearn._loss.link.IdentityLink",
