@@ -376,7 +376,11 @@ def fit_heldout(
         # Profiles that choose feature j's pools must not depend on x_j: computed with
         # x_j replaced by a knockoff draw independent of the ones in loss_change.
         log(1, "saliency profiles of the held-out rows without each of %d features", c)
-        K = gaussian_knockoffs(Xh, cov, rng) if nominal is None else cov.for_rows(Xh)(rng)
+        K = (
+            cov.for_rows(Xh)(rng)
+            if isinstance(cov, ConditionalNullSampler)
+            else gaussian_knockoffs(Xh, cov, rng)
+        )
         swapped = np.empty((c, m, c))
         Xr = Xh.copy()
         for j in range(c):

@@ -128,7 +128,7 @@ class ModelFactory(NamedTuple):
         if self.heldout:
             cls = HistGradientBoostingRegressor if regression else HistGradientBoostingClassifier
             # early stopping holds out a stratified tenth: only on tables that have one
-            settings = {**_BOOSTING, "early_stopping": n_samples >= 1000}
+            settings: dict[str, Any] = {**_BOOSTING, "early_stopping": n_samples >= 1000}
             if self.categorical is not None and np.any(self.categorical):
                 settings["categorical_features"] = np.asarray(self.categorical, dtype=bool)
             return cls(random_state=seed, **settings)

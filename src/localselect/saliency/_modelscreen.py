@@ -132,7 +132,7 @@ def model_screen(
         Y = target_columns(target, regression)
         W = second_order_statistic(X, gaussian_knockoffs(X, shrunk_covariance(X), rng), Y)
         keep |= knockoff_threshold(W, level) <= W
-    elif pairs:
+    elif pairs and nominal is not None:
         numeric = np.flatnonzero(~nominal & ~np.isnan(X).any(axis=0))
         if numeric.size:
             Y = target_columns(target, regression)
