@@ -144,3 +144,17 @@ def test_category_and_boolean_columns_answer_new_rows_like_the_fit(kind):
     np.testing.assert_array_equal(np.asarray(sel.get_local_support(X)), sel.local_support_)
     red = colour == "red"
     assert sel.local_support_[red, 1].all()
+
+
+def test_a_category_column_with_numeric_labels_is_not_cut():
+    """A nominal column keeps its levels even when they are non-integer numbers."""
+    rng = np.random.default_rng(5)
+    n = 500
+    dose = rng.choice([0.5, 1.5, 2.5, 3.5, 4.5], n)
+    signal = rng.normal(size=n)
+    y = ((dose > 3) ^ (signal > 0)).astype(int)
+    frame = pd.DataFrame({"dose": pd.Categorical(dose), "signal": signal})
+    sel = LiftFeatureSelector(max_features=2).fit(frame, y)
+    assert [list(c) for c in sel.categories_] == [[0.5, 1.5, 2.5, 3.5, 4.5], [0.0, 1.0, 2.0]]
+    assert sel.discretizer_.columns == [1]
+    np.testing.assert_array_equal(np.asarray(sel.get_local_support(frame)), sel.local_support_)

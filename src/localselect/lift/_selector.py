@@ -327,9 +327,15 @@ class LiftFeatureSelector(
     def _coding(self, X):
         """Per-feature codes of ``X``, or a joint discretizer refitted per subset."""
         if self.discretizer is None or isinstance(self.discretizer, str):
-            if X.dtype != object or _all_numeric(X):
+            columns = getattr(self, "input_columns_", None)
+            nominal = (
+                np.zeros(X.shape[1], dtype=bool)
+                if columns is None
+                else np.asarray(columns.nominal, dtype=bool)
+            )
+            if not nominal.any() and (X.dtype != object or _all_numeric(X)):
                 return self._numeric_codes(self._as_float(X))
-            return self._mixed_codes(X)
+            return self._mixed_codes(X, nominal)
         Xf = self._as_float(X)
         fitted = clone(self.discretizer)
         first = fitted.fit_transform(Xf)
@@ -343,11 +349,14 @@ class LiftFeatureSelector(
             "return one column per feature or a single joint column."
         )
 
-    def _mixed_codes(self, X):
-        """Codes of a table with text columns: its numeric columns as :meth:`_numeric_codes`
-        treats numbers (a column with a non-integer value cut at its tertiles with
-        ``discretizer="auto"``, refused with ``None``), its other columns as their values."""
-        numeric = [j for j in range(X.shape[1]) if _numeric_column(X[:, j]) is not None]
+    def _mixed_codes(self, X, nominal):
+        """Codes of a table with nominal or text columns: its numeric columns as
+        :meth:`_numeric_codes` treats numbers (a column with a non-integer value cut at its
+        tertiles with ``discretizer="auto"``, refused with ``None``), its nominal columns
+        (``nominal``, whatever their labels) and text columns as their values."""
+        numeric = [
+            j for j in range(X.shape[1]) if not nominal[j] and _numeric_column(X[:, j]) is not None
+        ]
         if numeric:
             Xf = np.column_stack([_numeric_column(X[:, j]) for j in numeric])
             # the refusals (infinity, continuous values with discretizer=None) of numbers
