@@ -16,7 +16,8 @@ given the others (:class:`ConditionalNullSampler`):
   column standardised, a nominal one as indicators scaled so that a differing
   level adds 1 to the squared distance, as a numeric column one standard
   deviation apart does): a nearest-neighbour estimate of ``P(x_j | x_-j)``,
-  which assumes that this law changes little across a row's neighbours;
+  which assumes that this law changes little across a row's neighbours (at
+  most :data:`NULL_REFERENCE` reference rows, evenly spaced, are searched);
 * a **numeric** column takes ``E[x_j | x_-j] + sigma_j z``, ``z`` standard
   normal, with the mean the ridge least-squares fit of ``x_j`` on the other
   numeric columns and the indicators of the nominal ones and ``sigma_j`` its
@@ -52,6 +53,9 @@ __all__ = ["ConditionalNullSampler", "mixed_grid"]
 
 #: Reference rows among which a nominal column's draw is taken (its nearest neighbours).
 NULL_NEIGHBORS = 20
+
+#: Most reference rows searched for a nominal column's neighbours (evenly spaced beyond).
+NULL_REFERENCE = 5000
 
 #: Ridge of the numeric conditionals, relative to the mean diagonal of the Gram matrix.
 _RIDGE = 1e-6
@@ -151,28 +155,48 @@ class ConditionalNullSampler:
             ]
         )
         F, self._blocks = self._design(X)
-        self._numeric: dict[int, tuple] = {}
+        p = F.shape[1]
+        numeric = [j for j in range(d) if not self.nominal[j] and present[:, j].sum() >= 2]
+        self._numeric_columns = np.asarray(numeric, dtype=np.intp)
+        self._coef = np.zeros((p, len(numeric)))  # full-width slopes (0 on the own block)
+        self._intercept = np.zeros(len(numeric))
+        self._sigma = np.zeros(len(numeric))
         self._nearest: dict[int, tuple] = {}
-        for j in range(d):
-            others = np.ones(F.shape[1], dtype=bool)
+        # one Gram matrix of the centred design serves every complete column's regression
+        F_mean = F.mean(axis=0)
+        Fc = F - F_mean
+        full_gram = Fc.T @ Fc
+        for i, j in enumerate(numeric):
+            others = np.ones(p, dtype=bool)
             others[self._blocks[j]] = False
             rows = present[:, j]
-            if rows.sum() < 2:
-                continue  # nothing to draw from: the column is left as it is
-            A = F[rows][:, others]
-            x = X[rows, j]
-            if self.nominal[j]:
-                k = min(self.n_neighbors, int(rows.sum()))
-                nn = NearestNeighbors(n_neighbors=k).fit(A)
-                self._nearest[j] = (others, nn, x.copy())
-                continue
-            mean_a, mean_x = A.mean(axis=0), x.mean()
-            Ac = A - mean_a
-            gram = Ac.T @ Ac
+            own = self._blocks[j].start  # a numeric column is its own design column
+            if rows.all():
+                gram = full_gram[np.ix_(others, others)]
+                cross = full_gram[others, own]
+                total, mean_a, mean_x = full_gram[own, own], F_mean[others], F_mean[own]
+            else:
+                A = F[rows][:, others]
+                x = X[rows, j]
+                mean_a, mean_x = A.mean(axis=0), x.mean()
+                Ac, xc = A - mean_a, x - mean_x
+                gram, cross, total = Ac.T @ Ac, Ac.T @ xc, float(xc @ xc)
             ridge = _RIDGE * max(float(np.trace(gram)) / max(gram.shape[0], 1), 1e-12)
-            beta = np.linalg.solve(gram + ridge * np.eye(gram.shape[0]), Ac.T @ (x - mean_x))
-            sigma = float(np.sqrt(np.mean((x - mean_x - Ac @ beta) ** 2)))
-            self._numeric[j] = (others, mean_a, mean_x, beta, sigma)
+            beta = np.linalg.solve(gram + ridge * np.eye(gram.shape[0]), cross)
+            residual = total - 2.0 * beta @ cross + beta @ gram @ beta
+            self._coef[others, i] = beta
+            self._intercept[i] = mean_x - mean_a @ beta
+            self._sigma[i] = float(np.sqrt(max(residual, 0.0) / rows.sum()))
+        for j in np.flatnonzero(self.nominal):
+            ref = np.flatnonzero(present[:, j])
+            if ref.size < 2:
+                continue  # nothing to draw from: the column is left as it is
+            if ref.size > NULL_REFERENCE:  # evenly spaced rows bound the neighbour search
+                ref = ref[np.linspace(0, ref.size - 1, NULL_REFERENCE).astype(np.intp)]
+            others = np.ones(p, dtype=bool)
+            others[self._blocks[j]] = False
+            nn = NearestNeighbors(n_neighbors=min(self.n_neighbors, ref.size))
+            self._nearest[int(j)] = (others, nn.fit(F[ref][:, others]), X[ref, j].copy())
         return self
 
     def for_rows(
@@ -195,10 +219,7 @@ class ConditionalNullSampler:
         """
         F, _ = self._design(X)
         missing = np.isnan(X)
-        means = {
-            j: mean_x + (F[:, others] - mean_a) @ beta
-            for j, (others, mean_a, mean_x, beta, _) in self._numeric.items()
-        }
+        means = F @ self._coef + self._intercept
         neighbours = {
             j: (nn.kneighbors(F[:, others], return_distance=False), levels)
             for j, (others, nn, levels) in self._nearest.items()
@@ -207,9 +228,11 @@ class ConditionalNullSampler:
 
         def draw(rng: np.random.RandomState) -> NDArray[np.float64]:
             K = X.copy()
+            numeric = list(self._numeric_columns)
             for j in range(X.shape[1]):
-                if j in means:
-                    K[:, j] = means[j] + self._numeric[j][4] * rng.standard_normal(n)
+                if j in numeric:
+                    i = numeric.index(j)
+                    K[:, j] = means[:, i] + self._sigma[i] * rng.standard_normal(n)
                 elif j in neighbours:
                     idx, levels = neighbours[j]
                     pick = rng.randint(idx.shape[1], size=n)
