@@ -187,7 +187,7 @@ class ConditionalNullSampler:
             self._coef[others, i] = beta
             self._intercept[i] = mean_x - mean_a @ beta
             self._sigma[i] = float(np.sqrt(max(residual, 0.0) / rows.sum()))
-        for j in np.flatnonzero(self.nominal):
+        for j in np.flatnonzero(self.nominal).tolist():
             ref = np.flatnonzero(present[:, j])
             if ref.size < 2:
                 continue  # nothing to draw from: the column is left as it is
@@ -196,7 +196,7 @@ class ConditionalNullSampler:
             others = np.ones(p, dtype=bool)
             others[self._blocks[j]] = False
             nn = NearestNeighbors(n_neighbors=min(self.n_neighbors, ref.size))
-            self._nearest[int(j)] = (others, nn.fit(F[ref][:, others]), X[ref, j].copy())
+            self._nearest[j] = (others, nn.fit(F[ref][:, others]), X[ref, j].copy())
         return self
 
     def for_rows(
