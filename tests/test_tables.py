@@ -24,7 +24,7 @@ TAKES_NAN = {"IM4E", "Immigrate", "BoostedImmigrate"}
 
 
 def _every_kind(n=90, seed=0):
-    """A frame with every column kind; the class depends on ``signal`` and ``colour``."""
+    """A frame with every column kind; the class depends on ``signal`` and ``colour == "red"``."""
     rng = np.random.default_rng(seed)
     colour = rng.choice(["red", "green", "blue"], n)
     signal = rng.normal(size=n)
@@ -40,7 +40,7 @@ def _every_kind(n=90, seed=0):
         },
         index=pd.RangeIndex(100, 100 + n, name="row"),
     )
-    y = np.where((signal > 0) ^ (colour == "red"), "yes", "no")
+    y = np.where(signal + 1.5 * (colour == "red") > 0.5, "yes", "no")
     return frame, y
 
 
@@ -203,6 +203,8 @@ def test_every_column_kind_through_the_encoded_estimators(name):
         assert list(out.columns) == [n for n, s in zip(names, support, strict=True) if s]
         np.testing.assert_array_equal(est.get_feature_names_out(), out.columns)
 
+    if hasattr(est, "discriminative_power"):  # GP: one power per input column
+        assert est.discriminative_power(frame.iloc[:4]).shape == (4, len(names))
     if hasattr(est, "predict"):
         new = frame.iloc[:6].copy()
         new["colour"] = new["colour"].cat.add_categories(["purple"])
@@ -264,14 +266,25 @@ def test_polars_frames(name):
         assert out.columns == list(frame.columns) and out.schema == pframe.schema
 
 
-def test_the_signal_columns_rank_first():
-    # FisherScore on the encoding: the numeric signal and the nominal signal
-    # (through its indicators) score above the numeric and string noise.
-    frame, y = _every_kind(400, seed=5)
-    est = _fitted("FisherScore", frame, y)
-    scores = dict(zip(frame.columns, est.feature_importances_, strict=True))
-    assert scores["signal"] > scores["noise"]
-    assert scores["colour"] > max(scores["word"], scores["label"], scores["noise"])
+@pytest.mark.parametrize("name", ENCODED)
+def test_the_planted_signals_rank_above_the_noise(name):
+    # A numeric and a nominal signal (through its indicators) above the numeric and
+    # string noise, at the demo settings: feature_importances_ of a global method,
+    # the mean relevance over the training rows of a local one.
+    frame, y = _every_kind(300, seed=7)
+    cls = getattr(localselect, name)
+    est = cls(**fast_params(name, "demo"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(frame, y)
+    if est.relevance_scope == "local":
+        scores = np.asarray(est.local_relevance(frame)).mean(axis=0)
+    else:
+        scores = est.feature_importances_
+    score = dict(zip(frame.columns, scores, strict=True))
+    noise = max(score["word"], score["label"], score["noise"])
+    assert score["signal"] > noise
+    assert score["colour"] > noise
 
 
 @pytest.mark.parametrize("name", ["LocalFeatureSelection", "Immigrate"])

@@ -47,6 +47,7 @@ from localselect._fitted import FittedStateMixin
 from localselect._magnitudes import check_magnitudes
 from localselect._runtime import Reporter
 from localselect._runtime._collections import is_collection, map_rows, row_blocks, summarise
+from localselect._tables import InputColumns
 from localselect._targets import check_class_counts
 from localselect.evidence._mixin import EVIDENCE_ATTRIBUTES
 
@@ -138,9 +139,12 @@ class BlockwiseFitMixin(FittedStateMixin):
         log = Reporter.for_estimator(self)
         summary = summarise(blocks, log)
         self.n_features_in_ = int(blocks.X.shape[1])
-        self._discard(("feature_names_in_",))
+        self._discard(("feature_names_in_", "encoding_"))  # numeric columns: no encoding
+        columns = InputColumns.numeric(self.n_features_in_)
         if blocks.feature_names is not None:
             self.feature_names_in_ = blocks.feature_names
+            columns = columns._replace(names=np.asarray(blocks.feature_names, dtype=object))
+        self.input_columns_ = columns
         classes, counts = self._checked_classes(summary)
         self.task_ = "classification"
         self.classes_ = classes

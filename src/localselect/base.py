@@ -448,8 +448,12 @@ class LocalSelectorMixin(BlockwiseRowsMixin, TransformerMixin, metaclass=ABCMeta
         return self._training_local_support().astype(np.float64)
 
     def _validate_for_local(self, X):
-        """New rows as ``_local_support_mask`` takes them (:func:`read_rows`), finite."""
-        return check_magnitudes(self, read_rows(self, X, allow_nan=False), spread=False)
+        """New rows as ``_local_support_mask`` takes them (:func:`read_rows`).
+
+        Finite unless the estimator's tags allow NaN.
+        """
+        allow_nan = self.__sklearn_tags__().input_tags.allow_nan  # type: ignore[attr-defined]
+        return check_magnitudes(self, read_rows(self, X, allow_nan=allow_nan), spread=False)
 
     def get_local_support(self, X=None, *, indices=False):
         """Per-sample feature subsets.

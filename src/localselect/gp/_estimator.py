@@ -23,7 +23,12 @@ from localselect._compat import Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._estimators import Declaration
 from localselect._runtime import Reporter
-from localselect.base import LabelledFitMixin, LocalSelectorMixin, shared_constraints
+from localselect.base import (
+    LabelledFitMixin,
+    LocalSelectorMixin,
+    per_input_column,
+    shared_constraints,
+)
 from localselect.gp._algorithm1 import Algorithm1Fit, algorithm1, candidate_points, holdout_split
 from localselect.gp._inner_cv import FoldRule, InnerValidation, validate_subspaces
 from localselect.gp._labelings import n_permutations, score_tables
@@ -617,11 +622,13 @@ class GPLocalFeatureSelection(
         Returns
         -------
         power : ndarray of shape (n_samples, n_features)
-            ``D_j(x) = KL(N(mu_j(x), s(x)^2) || N(mu*, sigma*^2))`` (sec. 4.3).
+            ``D_j(x) = KL(N(mu_j(x), s(x)^2) || N(mu*, sigma*^2))`` (sec. 4.3);
+            a nominal column of a table has the largest power of its indicators.
         """
         check_is_fitted(self)
         Xs = self._standardise(self._validate_for_local(X))
-        return to_input_columns(discriminative_power(self._power_model(), Xs), self._cols)
+        power = to_input_columns(discriminative_power(self._power_model(), Xs), self._cols)
+        return per_input_column(self, power)  # a table's nominal column: its largest indicator
 
     def _local_support_mask(self, X):
         Xs = self._standardise(X)
