@@ -30,12 +30,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import HasMethods, Interval, StrOptions
-from localselect._magnitudes import check_magnitudes
 from localselect.base import (
     Declaration,
     LabelledFitMixin,
     LocalSelectorMixin,
-    read_rows,
     shared_constraints,
 )
 from localselect.saliency._cost import FIT_COST
@@ -472,7 +470,6 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         rng = check_random_state(self.random_state)
         n, d = X.shape
         nominal = self._mixed_columns(X)
-        self._mixed = nominal is not None
         self.scaler_ = StandardScaler().fit(X)
         if nominal is not None and nominal.any():  # level codes stay codes
             self.scaler_.mean_[nominal] = 0.0
@@ -641,13 +638,6 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     def _training_local_relevance(self):
         check_is_fitted(self)
         return self.local_relevance_
-
-    def _validate_for_local(self, X):
-        """New rows as the per-row rule takes them: missing values (and levels not seen
-        in fit, read as missing) only after a fit on a table with nominal columns or
-        missing values, whose model takes them."""
-        mixed = bool(getattr(self, "_mixed", False))
-        return check_magnitudes(self, read_rows(self, X, allow_nan=mixed), spread=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
