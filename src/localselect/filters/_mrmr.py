@@ -37,9 +37,12 @@ those of its present values): plug-in mutual information on the column with
 "missing" as one more value, so missingness that tells about ``y`` counts as
 relevance, and two columns missing on the same rows as redundant. Peng et al.
 do not treat missing values; this is the usual treatment of a discrete
-variable with a missing level. FCD and FCQ score linear F-statistics and
-correlations, which a nominal column has none of: they refuse nominal columns
-and missing values (use MID).
+variable with a missing level. FCD and FCQ score a nominal column by the F of
+its levels (:func:`nominal_f_statistic`: the one-way ANOVA F of a continuous
+``y`` across them, or for classes Pearson's ``chi^2`` over its degrees of
+freedom) and its redundancy by the correlation ratio with a numeric column
+and Cramer's V with a nominal one (both ``|r|`` for two binary columns); they
+refuse missing values (use MID).
 
 Complexity: O(N M) per added feature (one contingency product of the newly
 selected feature against all others), O(N M k) in total, memory O(N M).
@@ -77,6 +80,7 @@ __all__ = [
     "fstat_order",
     "mixed_states",
     "mrmr_order",
+    "nominal_f_statistic",
     "one_hot",
     "relevance_permuted",
 ]
@@ -390,7 +394,11 @@ def f_statistic(X: ArrayLike, labellings: ArrayLike, regression: bool) -> NDArra
 
 
 def fstat_order(
-    X: ArrayLike, relevance: NDArray[np.float64], n_features_to_select: int, quotient: bool
+    X: ArrayLike,
+    relevance: NDArray[np.float64],
+    n_features_to_select: int,
+    quotient: bool,
+    nominal: ArrayLike | None = None,
 ) -> NDArray[np.int64]:
     """Indices of the first ``n_features_to_select`` features in FCD (or FCQ) order.
 
@@ -405,6 +413,10 @@ def fstat_order(
         How many features to rank.
     quotient : bool
         FCQ (``F / c``) instead of FCD (``F - c``).
+    nominal : array-like of bool, shape (n_features,), optional
+        Columns holding level codes: their redundancy with a numeric column
+        is the correlation ratio, with a nominal one Cramer's V
+        (:func:`nominal_f_statistic` gives their relevance).
 
     Returns
     -------
@@ -415,7 +427,116 @@ def fstat_order(
     norm = np.sqrt(np.einsum("nm,nm->m", Z, Z))
     Z = np.divide(Z, norm, out=np.zeros_like(Z), where=norm > 0)
     k = min(n_features_to_select, X.shape[1])
+    if nominal is not None and np.any(nominal):
+        association = _association_to(Z, X, np.asarray(nominal, dtype=bool))
+        return _greedy(relevance, association, k, quotient)
     return _greedy(relevance, lambda j: np.abs(Z.T @ Z[:, j]), k, quotient)
+
+
+def _level_indicators(codes: NDArray[np.float64]) -> NDArray[np.float64]:
+    """0/1 indicators ``(n, L)`` of a nominal column's level codes (complete)."""
+    return one_hot(codes.astype(np.intp), int(codes.max()) + 1)
+
+
+def nominal_f_statistic(
+    codes: ArrayLike, labellings: ArrayLike, regression: bool
+) -> NDArray[np.float64]:
+    """F-type relevance of nominal columns for every labelling (FCD/FCQ on a table).
+
+    For a continuous target, the one-way ANOVA F of ``y`` across the
+    column's levels, ``(SSB / (L - 1)) / (SSW / (n - L))``: the F of the
+    linear model of ``y`` on the level indicators, as ``f_regression`` is
+    that of a numeric column. For classes, Pearson's ``chi^2`` of the level
+    by class table over its degrees of freedom ``(L - 1)(C - 1)``: the large
+    sample form of an F with those numerator degrees of freedom (no F of a
+    nominal column against classes exists). ``L`` and ``C`` count the levels
+    and classes present. A column with one level scores 0.
+
+    Parameters
+    ----------
+    codes : array-like of shape (n_samples, n_nominal)
+        Level codes ``0 .. L-1`` (complete).
+    labellings : array-like of shape (n_labellings, n_samples)
+        Class codes, or continuous targets with ``regression``.
+    regression : bool
+        Whether the labellings are continuous.
+
+    Returns
+    -------
+    F : ndarray of shape (n_labellings, n_nominal)
+    """
+    codes = np.asarray(codes, dtype=np.float64)
+    Y = np.atleast_2d(np.asarray(labellings))
+    n = codes.shape[0]
+    tiny = np.finfo(np.float64).eps
+    out = np.zeros((Y.shape[0], codes.shape[1]))
+    if regression:
+        Yc = Y.astype(np.float64) - Y.mean(axis=1, keepdims=True)
+        sst = np.einsum("bn,bn->b", Yc, Yc)
+    else:
+        n_classes = int(Y.max()) + 1
+        y_onehot = one_hot(Y.astype(np.intp), n_classes)  # (B, n, C)
+    for q in range(codes.shape[1]):
+        O = _level_indicators(codes[:, q])
+        counts = O.sum(axis=0)
+        present = counts > 0
+        n_levels = int(present.sum())
+        if n_levels < 2:
+            continue
+        O, counts = O[:, present], counts[present]
+        if regression:
+            ssb = ((Yc @ O) ** 2 / counts).sum(axis=1)
+            ssw = np.maximum(sst - ssb, 0.0)
+            out[:, q] = (ssb / (n_levels - 1)) / np.maximum(ssw / max(n - n_levels, 1), tiny)
+            continue
+        table = np.einsum("nl,bnc->blc", O, y_onehot)  # (B, L, C)
+        col = table.sum(axis=1, keepdims=True)
+        expected = counts[None, :, None] * col / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cells = np.where(expected > 0, (table - expected) ** 2 / expected, 0.0)
+        df = (n_levels - 1) * np.maximum((col[:, 0, :] > 0).sum(axis=1) - 1, 1)
+        out[:, q] = cells.sum(axis=(1, 2)) / df
+    return out
+
+
+def _association_to(Z: NDArray[np.float64], X: NDArray[np.float64], nominal: NDArray[np.bool_]):
+    """``association(j)``: the redundancy of every column with column ``j`` in [0, 1].
+
+    Two numeric columns: ``|r|``; a numeric and a nominal column: the correlation
+    ratio ``eta`` (the square root of the share of the numeric column's variance
+    between the levels); two nominal columns: Cramer's V. Each equals ``|r|`` for
+    two binary columns. ``Z`` holds the centred unit-norm columns.
+    """
+    indicators = {int(j): _level_indicators(X[:, j]) for j in np.flatnonzero(nominal)}
+
+    def eta(O):
+        counts = O.sum(axis=0)
+        S = O.T @ Z
+        return np.sqrt(np.minimum((S**2 / np.maximum(counts, 1)[:, None]).sum(axis=0), 1.0))
+
+    def cramer(O, P):
+        table = O.T @ P
+        table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
+        if min(table.shape) < 2:
+            return 0.0
+        n = table.sum()
+        expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
+        chi2 = ((table - expected) ** 2 / expected).sum()
+        return float(np.sqrt(min(chi2 / (n * (min(table.shape) - 1)), 1.0)))
+
+    def association(j):
+        if nominal[j]:
+            out = eta(indicators[j])
+        else:
+            out = np.abs(Z.T @ Z[:, j])
+            for k, O in indicators.items():
+                out[k] = eta(O)[j]
+        for k, O in indicators.items():
+            if nominal[j]:
+                out[k] = cramer(indicators[j], O)
+        return out
+
+    return association
 
 
 @fill_doc
@@ -473,8 +594,10 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
     A table's nominal columns (``category``, string, boolean) enter MID's
     mutual informations as discrete variables with their own levels, and a
     missing value (NaN) is a state of its own in its column (the module
-    docstring, :func:`mixed_states`); FCD and FCQ refuse both. Plain numeric
-    arrays without NaN are cut into three states exactly as before.
+    docstring, :func:`mixed_states`). FCD and FCQ score a nominal column by
+    the F of its levels and its redundancy by the correlation ratio or
+    Cramer's V (:func:`nominal_f_statistic`), and refuse missing values.
+    Plain numeric arrays without NaN are scored exactly as before.
 
     References
     ----------
@@ -531,60 +654,62 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
             return discretize_three_states(target[:, None], self.scale)[:, 0]
         return target
 
-    def _relevance(self, X, states, labellings, n_levels=None):
+    def _relevance(self, X, states, labellings, n_levels=None, nominal=None):
         """Relevance of every feature for every row of ``labellings``."""
         if self.criterion == "mid":
             return relevance_permuted(states, labellings, n_levels)
-        return f_statistic(X, labellings, self.task_ == "regression")
+        regression = self.task_ == "regression"
+        F = f_statistic(X, labellings, regression)
+        if nominal is not None and nominal.any():
+            F[:, nominal] = nominal_f_statistic(X[:, nominal], labellings, regression)
+        return F
 
-    def _order(self, X, states, labelling, k, n_levels=None):
+    def _order(self, X, states, labelling, k, n_levels=None, nominal=None):
         if self.criterion == "mid":
             return mrmr_order(states, labelling, k, n_levels)
-        relevance = self._relevance(X, states, labelling[None, :])[0]
-        return fstat_order(X, relevance, k, quotient=self.criterion == "fcq")
+        relevance = self._relevance(X, states, labelling[None, :], nominal=nominal)[0]
+        return fstat_order(X, relevance, k, quotient=self.criterion == "fcq", nominal=nominal)
 
-    def _states(self, X):
+    def _states(self, X, nominal):
         """MID states and, for a table with nominal columns or missing values, the number
         of states of each column (None: every column has three, as in Peng et al.)."""
-        columns = getattr(self, "input_columns_", None)
-        nominal = (
-            np.zeros(X.shape[1], dtype=bool)
-            if columns is None
-            else np.asarray(columns.nominal, dtype=bool)
-        )
-        if nominal.any() and self.criterion != "mid":
-            names = np.asarray(columns.names)[nominal]
-            raise ValueError(
-                f"MRMR(criterion={self.criterion!r}) scores F-statistics and correlations, "
-                f"which the nominal columns {', '.join(map(str, names[:5]))} have none of; "
-                "use criterion='mid' (the default), which takes a nominal column as its levels."
-            )
+        if self.criterion != "mid":
+            return None, None
         if nominal.any() or np.isnan(X).any():
             return mixed_states(X, nominal, self.scale)
         return discretize_three_states(X, self.scale), None
 
     def _fit(self, X, target, log):
         self._discard(EVIDENCE_ATTRIBUTES)
-        states, n_levels = self._states(X)
+        columns = getattr(self, "input_columns_", None)
+        nominal = (
+            np.zeros(X.shape[1], dtype=bool)
+            if columns is None
+            else np.asarray(columns.nominal, dtype=bool)
+        )
+        states, n_levels = self._states(X, nominal)
         labelling = self._labelling(target)
         if self.n_features_to_select != "auto":
             k = resolve_n_features(self.n_features_to_select, X.shape[1])
-            self.ranking_ = self._order(X, states, labelling, k, n_levels)
+            self.ranking_ = self._order(X, states, labelling, k, n_levels, nominal)
             return self
         rng = np.random.default_rng(NULL_SEED)
         perms = np.stack([rng.permutation(labelling) for _ in range(1000)])
-        scores = self._relevance(X, states, labelling[None, :], n_levels)[0]
-        self.null_ = NullResult(scores, self._relevance(X, states, perms, n_levels), "permutation")
+        scores = self._relevance(X, states, labelling[None, :], n_levels, nominal)[0]
+        self.null_ = NullResult(
+            scores, self._relevance(X, states, perms, n_levels, nominal), "permutation"
+        )
         self.pvalues_ = empirical_pvalues(self.null_)
         self.qvalues_ = bh_qvalues(self.pvalues_)
         keep = np.flatnonzero(self.qvalues_ <= self.fdr)
         order = (
             self._order(
                 X[:, keep],
-                states[:, keep],
+                None if states is None else states[:, keep],
                 labelling,
                 keep.size,
                 None if n_levels is None else n_levels[keep],
+                nominal[keep],
             )
             if keep.size
             else keep
