@@ -138,4 +138,4 @@ def test_llds_features_resolution_is_global():
     X, y = _votes_data()
     sel = LiftFeatureSelector(max_features=2).fit(X, y)
     assert sel.relevance_scope == "global"
-    assert (sel.get_local_support(X) == sel.get_support()[None, :]).all()
+    assert (np.asarray(sel.get_local_support(X)) == sel.get_support()[None, :]).all()

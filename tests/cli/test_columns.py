@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -86,7 +87,7 @@ def test_boolean_columns_become_one_0_1_feature(shop, tmp_path):
         np.testing.assert_array_equal(encoded[col].to_numpy(), expected.to_numpy(dtype=float))
 
 
-def test_a_value_outside_a_boolean_column_is_one_clear_line(shop, tmp_path, capsys):
+def test_a_value_outside_a_boolean_column_is_named_and_imputed(shop, tmp_path, capsys):
     path, frame = shop
     out = tmp_path / "out"
     _select(path, out, "fisher", "--missing", "impute")
@@ -96,9 +97,12 @@ def test_a_value_outside_a_boolean_column_is_one_clear_line(shop, tmp_path, caps
     new_path = tmp_path / "new.csv"
     new.to_csv(new_path, index=False)
     capsys.readouterr()
-    assert main(["predict", "--model", str(out / "model.skops"), "--input", str(new_path)]) != 0
-    err = capsys.readouterr().err
-    assert "column 'vip' is boolean" in err and "'maybe'" in err and "Traceback" not in err
+    assert main(["predict", "--model", str(out / "model.skops"), "--input", str(new_path)]) == 0
+    captured = capsys.readouterr()
+    assert "column 'vip': 'maybe' (1 row(s)), imputed with the column's most frequent" in (
+        " ".join(captured.err.split())
+    )
+    assert len(pd.read_csv(io.StringIO(captured.out))) == 5
 
 
 def test_local_outputs_name_the_columns_and_aggregate_any_level(shop, tmp_path, capsys):

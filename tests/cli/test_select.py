@@ -116,7 +116,7 @@ def test_select_with_report_writes_every_file(table, tmp_path, capsys):
     path, frame = table
     out = tmp_path / "out"
     argv = ["select", "--method", TINY, "--input", str(path), "--target", "diagnosis",
-            "--drop", "patient", "--out", str(out), "--report"]  # fmt: skip
+            "--drop", "patient", "--out", str(out), "--report", "--missing", "drop"]  # fmt: skip
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "dropping 1 row(s) with missing values (noise 1)" in captured.err
@@ -157,22 +157,27 @@ def test_predict_reuses_the_preparation(table, tmp_path, capsys):
     main(["select", "--method", TINY, "--input", str(path), "--target", "diagnosis",
           "--drop", "patient", "--out", str(out)])  # fmt: skip
     new = frame.drop(columns=["diagnosis"]).iloc[10:20].copy()
-    new.loc[12, "site"] = "west"  # unseen category: encoded as zeros, still predicted
+    new.loc[12, "site"] = "west"  # unseen category: named, imputed as a missing value
     new_path = tmp_path / "new.csv"
     new.to_csv(new_path, index=False)
     pred_path = tmp_path / "pred.csv"
+    capsys.readouterr()
     assert main(["predict", "--model", str(out / "model.skops"), "--input", str(new_path),
                  "--out", str(pred_path)]) == 0  # fmt: skip
+    assert "column 'site': 'west' (1 row(s))" in capsys.readouterr().err
     pred = pd.read_csv(pred_path, index_col="row")
     assert len(pred) == 10 and set(pred["prediction"]) <= {"sick", "healthy"}
     bundle = load_model(out / "model.skops")
-    expected = bundle["pipeline"].predict(new[bundle["columns"]])
+    as_missing = new.assign(site=new["site"].where(new["site"] != "west"))
+    expected = bundle["pipeline"].predict(as_missing[bundle["columns"]])
     np.testing.assert_array_equal(pred["prediction"].to_numpy(), expected)
-    # Without --out the CSV goes to stdout, warnings to stderr.
+    # Without --out the CSV goes to stdout, warnings to stderr; the row with a
+    # missing value is imputed by the model, not skipped.
     capsys.readouterr()
     assert main(["predict", "--model", str(out / "model.skops"), "--input", str(path)]) == 0
     captured = capsys.readouterr()
-    assert captured.out.startswith("row,prediction") and "skipping 1 row(s)" in captured.err
+    assert captured.out.startswith("row,prediction") and "imputing 1 row(s)" in captured.err
+    assert len(pd.read_csv(io.StringIO(captured.out))) == len(frame)
     bad = tmp_path / "bad.csv"
     new.drop(columns=["marker"]).to_csv(bad, index=False)
     _one_line_error(capsys, ["predict", "--model", str(out / "model.skops"), "--input",
@@ -371,7 +376,7 @@ def test_dropping_rows_reports_the_classes_that_lose_rows(tmp_path, capsys):
     path, frame = _classes_table(tmp_path)
     out = tmp_path / "out"
     assert main(["select", "--method", "fisher", "--input", str(path), "--target", "cls",
-                 "--out", str(out)]) == 0  # fmt: skip
+                 "--missing", "drop", "--out", str(out)]) == 0  # fmt: skip
     err = capsys.readouterr().err
     lost = frame[frame["f1"].isna()]["cls"].value_counts()
     assert f"dropping {len(frame) - len(frame.dropna())} row(s) with missing values (f1 " in err
@@ -390,13 +395,15 @@ def test_dropping_rows_refuses_to_lose_a_class(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
-def test_auto_imputes_when_dropping_would_lose_a_class(tmp_path, capsys):
+def test_auto_imputes_for_a_method_that_needs_complete_rows(tmp_path, capsys):
     path, frame = _classes_table(tmp_path, vanish=True)
     out = tmp_path / "o"
     assert main(["select", "--method", "fisher", "--input", str(path), "--target", "cls",
                  "--out", str(out)]) == 0  # fmt: skip
     err = capsys.readouterr().err
-    assert "would have left class(es) 'f' with 0 of its 20" in err and "imputing" in err
+    n_rows = int(frame.drop(columns="cls").isna().any(axis=1).sum())
+    assert f"imputing {n_rows} row(s) with missing values (f1 14, f3 20) inside the model" in err
+    assert "FisherScore needs complete rows; --missing auto" in err and "dropping" not in err
     summary = json.loads((out / "importances.json").read_text())
     assert summary["missing"] == "impute" and summary["n_rows_used"] == len(frame)
 
@@ -464,7 +471,8 @@ def test_compressed_and_tsv_inputs(table, tmp_path, name, kwargs):
     out = tmp_path / "out"
     assert main(["select", "--method", "fisher", "--input", str(path), "--target", "diagnosis",
                  "--drop", "patient", "--out", str(out)]) == 0  # fmt: skip
-    assert json.loads((out / "importances.json").read_text())["n_rows_used"] == len(frame) - 1
+    # every row used: the one with a missing value is imputed inside the model
+    assert json.loads((out / "importances.json").read_text())["n_rows_used"] == len(frame)
 
 
 def test_duplicate_column_names_are_refused(tmp_path, capsys):
@@ -607,7 +615,8 @@ def test_every_slow_stage_of_select_shows_a_status_line(table, tmp_path):
     args = _options.add_select_parser(_subparsers()).parse_args(argv)
     assert _select.run_select(args, SpyConsole(file=io.StringIO())) == 0
     assert [s.split()[0] for s in shown] == ["reading", "fitting", "computing", "drawing"], shown
-    assert "patients.csv" in shown[0] and "80 rows" not in shown[2] and "79 rows" in shown[2]
+    # every row of the table answered (the one with a missing value imputed)
+    assert "patients.csv" in shown[0] and "80 rows" in shown[2]
 
 
 def _subparsers():

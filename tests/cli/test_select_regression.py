@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import validate_data
 
-from localselect._estimators import Declaration
+from localselect._estimators import Declaration, nan_names
 from localselect.cli import main
 from localselect.cli._model_io import load_bundle
 from localselect.cli._steps import predict_rows
@@ -76,13 +76,15 @@ def test_select_says_the_task_and_keeps_a_continuous_target(table, tmp_path, cap
     out = tmp_path / "out"
     assert _select(path, out, "--method", "mrmr", "--drop", "count", "--n-features", "2") == 0
     printed = capsys.readouterr().out
-    assert "task: regression (detected: 119 distinct values, not all integers)" in " ".join(
+    assert "task: regression (detected: 120 distinct values, not all integers)" in " ".join(
         printed.split()
     )
     summary = json.loads((out / "importances.json").read_text())
     assert summary["task"] == "regression" and summary["params"]["task"] == "regression"
     assert {f["feature"] for f in summary["features"] if f["selected"]} == {"f1", "f3"}
-    assert summary["n_rows_used"] == 119  # the row with a missing value dropped, no class lost
+    # the row with a missing value kept: imputed in the model, or given to MRMR if it takes NaN
+    assert summary["n_rows_used"] == 120
+    assert summary["missing"] == ("keep" if "MRMR" in nan_names() else "impute")
     assert "training_r2" not in summary  # MRMR does not predict
     assert load_bundle(out / "model.skops")["task"] == "regression"
 

@@ -31,6 +31,7 @@ import pandas as pd
 __all__ = [
     "BOOLEAN_VALUES",
     "AsBinary",
+    "AsBooleanLevels",
     "ColumnView",
     "boolean_values",
     "by_column",
@@ -95,6 +96,20 @@ class AsBinary:
                     f"row {bad.index[bad][0]} holds {frame[col][bad].iloc[0]!r}"
                 )
             out[col] = code.astype(np.float64)
+        return out
+
+
+class AsBooleanLevels(AsBinary):
+    """Boolean columns as the levels ``"false"`` and ``"true"`` (a nominal column); missing stays.
+
+    For an estimator that reads nominal columns itself (``columns="native"``).
+    """
+
+    def __call__(self, frame: pd.DataFrame) -> pd.DataFrame:
+        codes = super().__call__(frame)
+        out = pd.DataFrame(index=frame.index)
+        for col in codes.columns:
+            out[col] = codes[col].map({0.0: "false", 1.0: "true"}).astype(object)
         return out
 
 

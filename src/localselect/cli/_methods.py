@@ -9,7 +9,10 @@ Shared by ``select`` and ``select --cluster``:
 * :func:`make_estimator`: ``--params`` (``K=V`` as Python literals or JSON;
   ``discretizer=NAME[:N_BINS]`` for LLDS), ``--n-features``,
   ``--random-state``, ``--n-jobs`` and the evidence flags set on the estimator;
-* :func:`params_record`: its parameters as JSON values for ``importances.json``.
+* :func:`params_record`: its parameters as JSON values for ``importances.json``;
+* :func:`takes_nan` and :func:`nan_methods`: which estimators take missing
+  values, from the one declaration the registry reads (scikit-learn's
+  ``allow_nan`` input tag, :func:`localselect._estimators.nan_names`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import json
 from importlib import import_module
 from typing import Any
 
-from localselect._estimators import cli_methods
+from localselect._estimators import cli_methods, nan_names
 from localselect.cli._errors import CLIError, note
 from localselect.cli._evidence import evidence_params
 
@@ -30,9 +33,11 @@ __all__ = [
     "jsonable",
     "make_estimator",
     "methods",
+    "nan_methods",
     "params_record",
     "parse_params",
     "resolve_method",
+    "takes_nan",
 ]
 
 
@@ -42,6 +47,32 @@ def methods() -> dict[str, type]:
     Imports the estimators (:func:`localselect._estimators.cli_methods`).
     """
     return cli_methods()
+
+
+def nan_methods() -> list[str]:
+    """CLI names of the methods that take missing values at their defaults, sorted.
+
+    The estimators of :func:`localselect._estimators.nan_names` (their
+    ``allow_nan`` tag), by the names ``--method`` takes.
+    """
+    takers = set(nan_names())
+    return sorted(name for name, cls in methods().items() if cls.__name__ in takers)
+
+
+def takes_nan(estimator: Any) -> bool:
+    """Whether ``estimator``, as configured, takes NaN in ``X``.
+
+    Its scikit-learn ``allow_nan`` input tag: the declaration
+    :func:`localselect._estimators.nan_names` lists for the defaults, read
+    here on the configured instance (a tag may follow the parameters, e.g.
+    the task). An object without tags takes no NaN.
+    """
+    from sklearn.utils import get_tags
+
+    try:
+        return bool(get_tags(estimator).input_tags.allow_nan)
+    except (AttributeError, TypeError):
+        return False
 
 
 def resolve_method(name: str) -> type:

@@ -50,7 +50,12 @@ _PREPARATION_TYPES = (
     "sklearn.impute._base.SimpleImputer",
     "sklearn.utils._bunch.Bunch",
     "numpy.dtype",
+    # the table layer's records, which every estimator fitted through
+    # localselect.base.LabelledFitMixin holds (input_columns_, encoding_)
+    "localselect._tables.InputColumns",
+    "localselect._encoding.ColumnEncoding",
     "localselect.cli._columns.AsBinary",
+    "localselect.cli._columns.AsBooleanLevels",
     "localselect.cli._table._AsText",
 )
 

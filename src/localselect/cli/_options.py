@@ -99,8 +99,8 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
             "immigrate, irelief, relief, relieff, simba; llds takes the table as it is), "
             "impute (SimpleImputer inside the saved model, so predict imputes too), drop "
             "(reports the classes that lose rows; refused if a class would keep fewer than 2 "
-            "rows) or error. auto: keep when the method takes NaN, else drop, or impute when "
-            "dropping would leave a class fewer than 2 rows"
+            "rows) or error. auto (default): keep when the method declares it takes NaN, "
+            "else impute; no row is dropped"
         ),
     )
     p.add_argument("--out", default="localselect-output", help="output folder")
@@ -164,7 +164,10 @@ def add_predict_parser(sub: Any) -> argparse.ArgumentParser:
         help="apply a model saved by `localselect select` to new data",
         description=(
             "Predict labels (classifiers) and per-sample selected features (local "
-            "selectors) for new rows, prepared as in `select`. model.skops files load only "
+            "selectors) for new rows, prepared as in `select`: one answer per input row "
+            "(missing values imputed by the model or kept for a method that takes them, an "
+            "unseen category named and treated as missing, said before the output). "
+            "model.skops files load only "
             "localselect's estimators and the scikit-learn/numpy types they hold; a pickle "
             "or joblib file, which can run any code, is refused."
         ),

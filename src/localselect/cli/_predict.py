@@ -4,7 +4,11 @@ The rows are read and prepared as ``select`` prepared its table (the fitted
 preparation is part of the saved model); the output has one row per input row
 with the prediction (classifiers; a number where the model predicts a
 continuous target), the class probabilities (classifiers) and the row's
-selected columns (local selectors), as :mod:`localselect.cli._select` defines them.
+selected columns (local selectors), as :mod:`localselect.cli._select` defines
+them. Before it writes, ``predict`` says what it did to the rows
+(:mod:`localselect.cli._new_rows`): the categories never seen in training,
+named and treated as missing, and the rows with missing values, imputed by
+the model or kept for a method that takes them.
 """
 
 from __future__ import annotations

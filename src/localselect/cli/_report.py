@@ -161,6 +161,61 @@ def _table_html(frame: pd.DataFrame) -> str:
     return frame.to_html(index=False, border=0, classes="table", float_format=lambda v: f"{v:.4g}")
 
 
+def _column_map(
+    regimes: Any, rows: np.ndarray, row_columns: list[str], names: list[str]
+) -> tuple[np.ndarray, tuple[str, str]]:
+    """The regimes' map of encoded ``rows``, its axes named by the input's columns.
+
+    As :func:`localselect.plotting.plot_regimes` draws it (PCA of the z-scored
+    columns, each times the mean relevance of its column, unused columns
+    left out), for rows with several encoded features per input column (the
+    one-hot levels of a categorical column): ``row_columns`` names the input
+    column of each feature, and a PCA axis is labelled by the (at most) two
+    input columns with the largest loadings, summed over their levels.
+    """
+    from sklearn.decomposition import PCA
+
+    where = {name: k for k, name in enumerate(names)}
+    owner = np.array([where[c] for c in row_columns], dtype=np.intp)
+    weights = ((regimes.sizes / regimes.sizes.sum()) @ regimes.mean_relevance)[owner]
+    values = rows - rows.mean(axis=0)
+    scale = values.std(axis=0)
+    values = np.divide(values, scale, out=np.zeros_like(values), where=scale > 0)
+    kept = np.flatnonzero(weights > 0) if weights.max() > 0 else np.arange(len(weights))
+    values = values[:, kept] * (weights[kept] if weights.max() > 0 else 1.0)
+    if values.shape[1] < 2:
+        return np.column_stack([values[:, 0], np.zeros(len(values))]), ("", "")
+    pca = PCA(n_components=2, random_state=0).fit(values)
+    axis_labels = []
+    for axis, loading in enumerate(pca.components_):
+        per_column = np.bincount(owner[kept], weights=np.abs(loading), minlength=len(names))
+        top = np.argsort(-per_column, kind="stable")[:2]
+        shown = [names[j] for j in top if per_column[j] > 0]
+        axis_labels.append(f"PC{axis + 1}: mostly {', '.join(shown)}")
+    return pca.transform(values), (axis_labels[0], axis_labels[1])
+
+
+def _regimes_figure(
+    regimes: Any, numeric: Any, masks: np.ndarray, names: list[str], row_columns: Any
+) -> Any:
+    """:func:`localselect.plotting.plot_regimes`, its map's axes named by the input's columns."""
+    from localselect import plotting
+
+    if numeric is None:
+        return plotting.plot_regimes(
+            regimes, None, embedding=_mask_map(masks), feature_names=names
+        )
+    if row_columns is None or numeric.shape[1] == len(names):
+        return plotting.plot_regimes(regimes, numeric, feature_names=names)
+    points, axis_labels = _column_map(regimes, numeric, list(row_columns), names)
+    fig = plotting.plot_regimes(regimes, None, embedding=points, feature_names=names)
+    ax = fig.axes[0]
+    ax.set_title("rows by regime\n(PCA, columns by relevance)", fontsize=10)
+    ax.set_xlabel(axis_labels[0], fontsize=8)
+    ax.set_ylabel(axis_labels[1], fontsize=8)
+    return fig
+
+
 def _answer_html(
     estimator: Any,
     names: list[str],
@@ -168,11 +223,14 @@ def _answer_html(
     labels: Any,
     rows: Any,
     summary: dict[str, Any],
+    row_columns: list[str] | None = None,
 ) -> str:
     """The answer first: the regimes in words and the "where" figure (global: the ranking).
 
     Regimes are :func:`localselect.regimes.find_regimes` of the per-row subsets
-    the files hold (``masks``); the map is a PCA of ``rows`` when numeric.
+    the files hold (``masks``); the map is a PCA of ``rows`` when numeric, its
+    axes named by the input's columns (``row_columns``: the input column of
+    each column of ``rows``, when a categorical column is several of them).
     """
     from localselect.regimes import find_regimes
 
@@ -197,10 +255,7 @@ def _answer_html(
     parts = ["<h2>The answer</h2>", f'<p class="answer">{html.escape(text)}</p>']
     if regimes.scope == "local" and regimes.n_regimes > 1:
         try:
-            from localselect import plotting
-
-            embedding = None if numeric is not None else _mask_map(masks)
-            fig = plotting.plot_regimes(regimes, numeric, embedding=embedding, feature_names=names)
+            fig = _regimes_figure(regimes, numeric, masks, names, row_columns)
             parts.append(figure_to_html(fig, "where each feature matters"))
         except ImportError as exc:
             parts.append(f'<p class="warn">No figure: {html.escape(str(exc))}</p>')
@@ -231,6 +286,7 @@ def render_html_report(
     data: Any = None,
     level_names: list[str] | None = None,
     rows: Any = None,
+    row_columns: list[str] | None = None,
 ) -> str:
     """A self-contained HTML page: run summary, tables and the figures as base64 PNG.
 
@@ -238,8 +294,10 @@ def render_html_report(
     by the user's columns ``feature_names``; the figures plot exactly those
     (see :func:`_figures`). ``level_names``: the estimator's own features
     (one-hot levels), for figures of its attributes such as a weight matrix;
-    ``rows`` the numeric rows the estimator saw, for the map of the regimes.
-    The page leads with the answer (:func:`_answer_html`).
+    ``rows`` the numeric rows the estimator saw, for the map of the regimes,
+    and ``row_columns`` the input column of each of their columns (one-hot
+    levels), which name the map's axes. The page leads with the answer
+    (:func:`_answer_html`).
     """
     run = "".join(
         f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>"
@@ -257,7 +315,7 @@ def render_html_report(
         ".warn{color:#a60}.answer{font-size:1.1em;line-height:1.5}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
     ]
-    parts.append(_answer_html(estimator, feature_names, masks, labels, rows, summary))
+    parts.append(_answer_html(estimator, feature_names, masks, labels, rows, summary, row_columns))
     for line in warning_lines or []:
         parts.append(f'<p class="warn">warning: {html.escape(line)}</p>')
     if params:

@@ -214,6 +214,7 @@ def report(
             warning_lines=prepared.warnings,
             data=prepared.X if prepared.raw else None,
             rows=None if prepared.raw else fitted.X_model,
+            row_columns=None if prepared.raw else found.view.columns,
         )
     (out / "report.html").write_text(page)
     return "report.html"

@@ -13,7 +13,8 @@ imports no other command:
 * :func:`answer_rows`: each row's subset and relevance
   (:mod:`localselect.cli._answers`);
 * :func:`model_rows` and :func:`predict_rows`: a saved model's columns of
-  new rows, and its answers for them;
+  new rows (unseen categories named and set missing, what happens to missing
+  values said: :mod:`localselect.cli._new_rows`), and its answers, one per row;
 * :func:`write_json`: ``importances.json``.
 
 The model file is written and read by :mod:`localselect.cli._model_io`
@@ -24,7 +25,6 @@ The model file is written and read by :mod:`localselect.cli._model_io`
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import time
 import warnings
@@ -99,22 +99,19 @@ def takes_raw_table(method: str) -> bool:
     return method.lower() in raw_input_methods()
 
 
-def _takes_nan(estimator: Any) -> bool:
-    """Whether the estimator accepts NaN itself (scikit-learn's ``allow_nan`` tag)."""
-    try:
-        return bool(estimator.__sklearn_tags__().input_tags.allow_nan)
-    except AttributeError:
-        return False
-
-
 def _missing_mode(args: argparse.Namespace, cls: type, raw: bool, takes_nan: bool) -> str:
-    """``--missing`` resolved: keep, impute, drop or error (auto decided here)."""
+    """``--missing`` resolved to keep, impute, drop or error.
+
+    ``auto`` follows the estimator's declaration (:func:`~localselect.cli._methods.takes_nan`):
+    ``keep`` when it takes missing values, else ``impute`` inside the model, so
+    that no row is dropped without the user's say.
+    """
     mode = getattr(args, "missing", "auto")
     if raw and mode not in ("auto", "keep"):
         note(f"--missing {mode} is unused: {cls.__name__} takes the table as it is")
         mode = "keep"
     if mode == "auto":
-        return "auto"
+        return "keep" if takes_nan else "impute"
     if mode == "keep" and not takes_nan:
         raise CLIError(
             f"{cls.__name__} does not take missing values; use --missing impute, drop or error"
@@ -132,40 +129,40 @@ def prepare(
     """Prepare step: rows with missing values handled, the preparation pipeline built.
 
     ``task``: for a continuous target (``"regression"``) dropping rows loses no class.
+    An estimator that refuses NaN gets an imputer inside the model whatever the
+    mode (with ``--missing drop`` or ``error`` it is fitted on complete rows and
+    fills nothing), so that ``predict`` answers rows with missing values too.
+    An estimator declared ``columns="native"`` gets the table with its
+    categorical columns as they are (their levels as text), which it reads as
+    the library reads a data frame; the others get them one-hot encoded.
     """
     from sklearn.pipeline import Pipeline
 
-    from localselect.cli._table import ThinClassesError, preparation_steps, prepare_table
+    from localselect.base import columns_kind
+    from localselect.cli._methods import takes_nan as estimator_takes_nan
+    from localselect.cli._table import preparation_steps, prepare_table
 
     raw = takes_raw_table(args.method)
-    takes_nan = raw or _takes_nan(estimator)
+    takes_nan = raw or estimator_takes_nan(estimator)
     mode = _missing_mode(args, cls, raw, takes_nan)
-    auto = mode == "auto"
-    if auto:
-        mode = "keep" if takes_nan else "drop"
-    prepare_rows = functools.partial(
-        prepare_table,
+    if getattr(args, "missing", "auto") != "auto":
+        reason = f"--missing {mode}"
+    elif takes_nan:
+        reason = "--missing auto"
+    else:
+        reason = f"{cls.__name__} needs complete rows; --missing auto"
+    table = prepare_table(
         frame,
         target=args.target,
         drop=args.drop,
         categorical=args.categorical,
         raw=raw,
+        missing="keep" if raw else mode,
         min_per_class=MIN_ROWS_PER_CLASS,
         method=cls.__name__,
         classes=task == "classification",
+        reason=reason,
     )
-    try:
-        table = prepare_rows(missing="keep" if raw else mode)
-    except ThinClassesError as exc:
-        if not auto:
-            raise
-        # --missing auto never loses a class: impute instead of dropping.
-        mode = "impute"
-        table = prepare_rows(missing=mode)
-        table.warnings.append(
-            f"dropping {exc.loss.replace('would leave', 'would have left')}; imputing them "
-            "instead (--missing auto; --missing drop refuses, --missing error stops)"
-        )
     warnings_out = list(table.warnings)
     for line in warnings_out:
         warn(line)
@@ -177,8 +174,9 @@ def prepare(
             table.numeric,
             table.categorical,
             scale=not args.no_scale,
-            impute=mode == "impute",
+            impute=mode == "impute" or not takes_nan,
             boolean=table.boolean,
+            native=columns_kind(estimator) == "native",
         )
     steps.append(("estimator", estimator))
     return Prepared(
@@ -236,37 +234,54 @@ def answer_rows(
 
 
 def model_rows(frame: pd.DataFrame, bundle: dict[str, Any]) -> pd.DataFrame:
-    """The model's columns of ``frame``; rows with missing values left out when it needs that."""
+    """The model's columns of ``frame``, every row; what will be done to them said first.
+
+    A category the fit never saw is named and set missing
+    (:func:`localselect.cli._new_rows.unseen_as_missing`); then one line says
+    how the rows with missing values are answered (imputed by the model,
+    taken as they are by the method: :func:`~localselect.cli._new_rows.missing_account`).
+    Both lines are printed here, before any output is written.
+    """
+    from localselect.cli._new_rows import describe_unseen, missing_account, unseen_as_missing
     from localselect.cli._table import check_columns
 
     check_columns(frame, bundle["columns"], "feature")
-    X = frame[bundle["columns"]]
-    raw = takes_raw_table(bundle["method"])
-    # Models that keep or impute missing values predict every row.
-    fills = bundle.get("missing", "drop") in {"keep", "impute"}
-    if not raw and not fills and X.isna().any(axis=None):
-        incomplete = X.isna().any(axis=1)
-        warn(
-            f"skipping {int(incomplete.sum())} row(s) with missing values "
-            f"(first: row {X.index[incomplete][0]}); the model was fitted on complete rows"
-        )
-        X = X[~incomplete]
-        if len(X) == 0:
-            raise CLIError("every row has a missing value; impute them first")
+    X, unseen = unseen_as_missing(bundle["pipeline"], frame[bundle["columns"]])
+    if unseen:
+        warn(describe_unseen(unseen))
+    account = missing_account(bundle, X)
+    if account is not None:
+        (warn if account.startswith("imputing") or "left empty" in account else note)(account)
     return X
 
 
 def predict_rows(
     bundle: dict[str, Any], X: pd.DataFrame, *, per_level: bool = False
 ) -> pd.DataFrame:
-    """A saved model's answers: predictions, probabilities and each row's selected columns."""
+    """A saved model's answers: predictions, probabilities and each row's selected columns.
+
+    One row per row of ``X``; a row the model cannot answer (a missing value,
+    and a model that neither imputes nor takes them:
+    :func:`localselect.cli._new_rows.answerable`) gets empty answers.
+    """
     import pandas as pd
+
+    from localselect.cli._new_rows import answerable
 
     pipeline = bundle["pipeline"]
     fitted = pipeline.named_steps["estimator"]
-    X_model = pipeline[:-1].transform(X) if len(pipeline.steps) > 1 else X
-    out = pd.DataFrame(index=X.index)
-    out.index.name = "row"
+    ok = answerable(bundle, X)
+    rows = X if ok.all() else X[ok.to_numpy()]
+    if len(rows) == 0:
+        raise CLIError(
+            "every row has a missing value and this model neither imputes nor takes them; "
+            "run select again to save a model that imputes"
+        )
+    with warnings.catch_warnings():
+        # unseen categories were named and set missing before (model_rows)
+        warnings.filterwarnings("ignore", message="Found unknown categories")
+        X_model = pipeline[:-1].transform(rows) if len(pipeline.steps) > 1 else rows
+    out = pd.DataFrame(index=rows.index)
     regression = bundle.get("task", "classification") == "regression"
     if bundle["classifier"] or (regression and hasattr(fitted, "predict")):
         # class labels, or numbers where the model predicts a continuous target
@@ -275,20 +290,26 @@ def predict_rows(
             proba = fitted.predict_proba(X_model)
             for k, label in enumerate(fitted.classes_):
                 out[f"proba_{label}"] = proba[:, k]
-    masks, _ = answer_rows(fitted, X_model, len(X), relevance=False)
+    masks, _ = answer_rows(fitted, X_model, len(rows), relevance=False)
     if masks is not None:
         from localselect.cli._columns import column_masks, feature_columns, selected_frame
 
         names = bundle["feature_names"]
         owners = feature_columns(pipeline, len(names), names)
         col_masks, columns = column_masks(masks, owners, bundle["columns"])
-        selected = selected_frame(col_masks, columns, X.index)
+        selected = selected_frame(col_masks, columns, rows.index)
         out[["n_selected", "selected"]] = selected[["n_selected", "selected"]]
         if per_level:
-            levels = selected_frame(masks, names, X.index)
+            levels = selected_frame(masks, names, rows.index)
             out[["n_selected_levels", "selected_levels"]] = levels[["n_selected", "selected"]]
     if out.shape[1] == 0:
         raise CLIError(f"the {bundle['method']} model neither predicts nor selects features")
+    if len(rows) < len(X):
+        out = out.reindex(X.index)
+        for counts in ("n_selected", "n_selected_levels"):
+            if counts in out:
+                out[counts] = out[counts].astype("Int64")
+    out.index.name = "row"
     return out
 
 

@@ -4,16 +4,21 @@ Preparation (documented in ``docs/cli.md``): the target column becomes ``y``
 (any labels); rows with a missing target are dropped. Numeric columns are
 z-scored (the papers' protocol; ``--no-scale`` keeps them), boolean columns
 (``true``/``false``, ``yes``/``no``, ``0``/``1`` as text) become one 0/1
-feature, text and category columns are one-hot encoded (new categories at
-prediction time encode as all zeros); the outputs name the user's columns
-(:mod:`localselect.cli._columns`). Missing feature values (``--missing``): ``keep`` them
+feature, text and category columns are one-hot encoded, or handed over as
+their levels to an estimator declared ``columns="native"`` (it reads them as
+the library reads a data frame); the outputs name the user's columns
+(:mod:`localselect.cli._columns`). A category never seen in training is
+named by ``predict`` and treated as missing (:mod:`localselect.cli._new_rows`).
+Missing feature values (``--missing``): ``keep`` them
 for methods that take NaN (scikit-learn's ``allow_nan`` tag), ``impute``
 them with scikit-learn's ``SimpleImputer`` inside the saved model (median of
 numeric columns, most frequent category), ``drop`` the rows (reported with
 the classes that lose rows; refused when a class would be left with fewer
-rows than the method needs) or stop with an ``error``. Methods that take the
-table as it is (raw input: discrete data, missing values counted per feature
-subset, no encoding or scaling) keep every row.
+rows than the method needs) or stop with an ``error``; ``auto`` keeps them
+for the methods that take them and imputes for the others, so no row is
+dropped by default. Methods that take the table as it is (raw input:
+discrete data, missing values counted per feature subset, no encoding or
+scaling) keep every row.
 
 Files: CSV, TSV and text tables, compressed or not (``.gz``, ``.bz2``,
 ``.zip``, ``.xz``, ``.zst``: whatever pandas reads), and Parquet.
@@ -31,7 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from localselect.cli._columns import AsBinary, boolean_values
+from localselect.cli._columns import AsBinary, AsBooleanLevels, boolean_values
 from localselect.cli._errors import CLIError
 
 __all__ = [
@@ -217,6 +222,20 @@ def _missing_report(frame: pd.DataFrame) -> dict[str, int]:
     return {str(k): int(v) for k, v in counts.items() if v > 0}
 
 
+def as_level(value: Any) -> Any:
+    """A categorical value as the text of its level; missing stays missing.
+
+    An integer-valued float is written as the integer (``2.0`` -> ``"2"``): a
+    numeric-coded column read with a missing value holds floats, without one
+    integers, and both must name the same level.
+    """
+    if pd.isna(value):
+        return value
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
 class _AsText:
     """Cast categorical columns to text so one-hot encoding sees one type per column."""
 
@@ -226,7 +245,7 @@ class _AsText:
     def __call__(self, frame: pd.DataFrame) -> pd.DataFrame:
         frame = frame.copy()
         for col in self.columns:
-            frame[col] = frame[col].map(lambda v: v if pd.isna(v) else str(v)).astype(object)
+            frame[col] = frame[col].map(as_level).astype(object)
         return frame
 
 
@@ -250,10 +269,11 @@ def prepare_table(
     drop: list[str],
     categorical: list[str],
     raw: bool,
-    missing: str = "drop",
+    missing: str = "impute",
     min_per_class: int = 2,
     method: str = "the method",
     classes: bool = True,
+    reason: str = "",
 ) -> PreparedTable:
     """Split ``frame`` into features and target and drop the rows ``select`` cannot use.
 
@@ -270,9 +290,10 @@ def prepare_table(
     raw : bool
         The method takes the table as it is: no column kinds, rows with missing
         feature values are kept.
-    missing : {"keep", "impute", "drop", "error"}, default="drop"
-        Rows with a missing feature value: kept (the method or the imputer
-        handles them), dropped, or an error.
+    missing : {"keep", "impute", "drop", "error"}, default="impute"
+        Rows with a missing feature value: kept for the method (which takes
+        missing values) or for the imputer inside the model, dropped, or an
+        error. Every mode but ``error`` adds a line saying what it did.
     min_per_class : int, default=2
         Fewest rows a class may be left with after dropping rows.
     method : str
@@ -280,6 +301,9 @@ def prepare_table(
     classes : bool, default=True
         The target holds class labels; False for a continuous target, whose
         rows are dropped without a per-class account (no class can be lost).
+    reason : str, default=""
+        Why the mode was chosen (e.g. ``"FisherScore needs complete rows"``),
+        appended to the line that says what was done.
 
     Raises
     ------
@@ -313,15 +337,27 @@ def prepare_table(
         if incomplete.any():
             per_col = ", ".join(f"{k} {v}" for k, v in counts.items() if k != target)
             n_rows = int(incomplete.sum())
+            why = f" ({reason})" if reason else ""
             if missing_mode == "error":
                 raise CLIError(
                     f"{n_rows} row(s) have missing values ({per_col}); pass --missing "
                     "impute (impute inside the model), drop (drop the rows) or keep "
                     "(methods that take missing values)"
                 )
-            if missing_mode == "drop" and not classes:
+            if missing_mode == "keep":
                 warnings_out.append(
-                    f"dropping {n_rows} row(s) with missing values ({per_col}); "
+                    f"keeping {n_rows} row(s) with missing values ({per_col}) as they are: "
+                    f"{method} takes missing values{why}"
+                )
+            elif missing_mode == "impute":
+                warnings_out.append(
+                    f"imputing {n_rows} row(s) with missing values ({per_col}) inside the "
+                    f"model{why}: median of a numeric column, most frequent value of the "
+                    "others (predict fills new rows alike); --missing drop drops the rows instead"
+                )
+            elif missing_mode == "drop" and not classes:
+                warnings_out.append(
+                    f"dropping {n_rows} row(s) with missing values ({per_col}){why}; "
                     "--missing impute keeps them"
                 )
                 keep &= ~incomplete
@@ -332,8 +368,8 @@ def prepare_table(
                     f"{label!r} {before}->{after}" for label, (before, after) in lost.items()
                 )
                 warnings_out.append(
-                    f"dropping {n_rows} row(s) with missing values ({per_col}); rows per "
-                    f"class {changed}; --missing impute keeps them"
+                    f"dropping {n_rows} row(s) with missing values ({per_col}){why}; rows "
+                    f"per class {changed}; --missing impute keeps them"
                 )
                 keep &= ~incomplete
     return PreparedTable(
@@ -372,10 +408,12 @@ def _refuse_thin_classes(
         return
     shown = ", ".join(f"{k!r} with {after} of its {before}" for k, (before, after) in thin.items())
     loss = f"the {n_rows} row(s) with missing values would leave class(es) {shown} row(s)"
+    from localselect.cli._methods import nan_methods
+
     raise ThinClassesError(
         f"dropping {loss}; {method} needs at least {min_per_class} per class. Pass --missing "
         "impute (SimpleImputer inside the model), or use a method that takes missing values "
-        "(relief, relieff, simba, irelief, im4e, immigrate, bim, llds)",
+        f"({', '.join(nan_methods())})",
         loss,
     )
 
@@ -387,14 +425,22 @@ def preparation_steps(
     scale: bool,
     impute: bool = False,
     boolean: dict[str, tuple[list[str], list[str]]] | None = None,
+    native: bool = False,
 ) -> list[tuple[str, Any]]:
-    """The pipeline steps that turn the feature columns into a float matrix.
+    """The pipeline steps that turn the feature columns into what the estimator reads.
 
     ``boolean`` columns (name -> true and false spellings) become one 0/1
     feature each; ``categorical`` ones a 0/1 feature per level. With
     ``impute`` missing values are filled by ``SimpleImputer`` (median of a
     numeric column, most frequent category or boolean value), fitted with the
     model so that ``predict`` fills new rows the same way.
+
+    With ``native`` (an estimator declared ``columns="native"``, which reads a
+    table's nominal columns itself: :func:`localselect._tables.read_columns`)
+    the output is a table with one column per input column: numeric columns
+    as above, a categorical column as the text of its levels and a boolean
+    column as ``"false"``/``"true"`` (:class:`~localselect.cli._columns.AsBooleanLevels`),
+    nothing one-hot encoded.
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
@@ -409,17 +455,22 @@ def preparation_steps(
             num = make_pipeline(median, num) if scale else median
         parts.append(("num", num, numeric))
     if boolean:
-        binary: Any = FunctionTransformer(AsBinary(boolean), feature_names_out="one-to-one")
+        as_binary = AsBooleanLevels(boolean) if native else AsBinary(boolean)
+        binary: Any = FunctionTransformer(as_binary, feature_names_out="one-to-one")
         if impute:
             frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
             binary = make_pipeline(binary, frequent)
         parts.append(("bool", binary, list(boolean)))
     if categorical:
-        onehot: Any = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
+        levels: Any = (
+            "passthrough"
+            if native
+            else OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float64)
+        )
         if impute:
             frequent = SimpleImputer(strategy="most_frequent", keep_empty_features=True)
-            onehot = make_pipeline(frequent, onehot)
-        parts.append(("cat", onehot, categorical))
+            levels = frequent if native else make_pipeline(frequent, levels)
+        parts.append(("cat", levels, categorical))
     prep = ColumnTransformer(parts, verbose_feature_names_out=False)
     as_text = FunctionTransformer(_AsText(categorical), feature_names_out="one-to-one")
     return [("as_text", as_text), ("prepare", prep.set_output(transform="pandas"))]

@@ -6,7 +6,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator
 
 from localselect._compat import Interval, StrOptions
 from localselect._runtime import Reporter
+from localselect._typing import FloatArray
 from localselect.base import LabelledFitMixin, ScoreSelectorMixin, shared_constraints
 from localselect.margin._kernels import VectorResult
 from localselect.margin._pairs import resolve_pairs
@@ -72,6 +73,86 @@ def iterations(estimator: Any, name: str, log: Reporter) -> Iterator[Callable]:
         yield iteration_callback(log, name, estimator.callback, task)
 
 
+def input_kinds(estimator: Any, n_features: int) -> tuple[NDArray[np.bool_], NDArray[np.intp]]:
+    """The nominal input columns of a fit and their numbers of levels.
+
+    Read from the fitted ``input_columns_`` (set by the fit before ``_fit``);
+    without it, or when it does not describe ``n_features`` columns, every
+    column is numeric. The count is 0 for a numeric column, and for a nominal
+    one whose levels are not given (its codes then tell).
+    """
+    cols = getattr(estimator, "input_columns_", None)
+    nominal = None if cols is None else np.asarray(cols.nominal, dtype=bool)
+    if nominal is None or nominal.shape != (n_features,):
+        return np.zeros(n_features, dtype=bool), np.zeros(n_features, dtype=np.intp)
+    levels = cols.levels
+    n_levels = np.array(
+        [
+            len(lv) if nom and lv is not None else 0
+            for nom, lv in zip(nominal, levels, strict=True)
+        ],
+        dtype=np.intp,
+    )
+    return nominal, n_levels
+
+
+class NominalEncoding(NamedTuple):
+    """Mixed columns as numbers for a kernel that takes numbers only.
+
+    Attributes
+    ----------
+    X : ndarray of shape (N, A_encoded)
+        Every numeric column scaled to [0, 1] by its range, ``(x - min) * (1 /
+        (max - min))`` (0 for a constant one); a nominal column of two levels
+        as its code 0/1; one of ``L >= 3`` levels as ``L`` indicator columns of
+        height ``h``; NaN where the value is missing (in every indicator column).
+    groups : ndarray of shape (A_encoded,)
+        The input column of each encoded column.
+    """
+
+    X: FloatArray
+    groups: NDArray[np.intp]
+
+
+def encode_nominal(
+    X: FloatArray, nominal: NDArray[np.bool_], n_levels: NDArray[np.intp], power: int
+) -> NominalEncoding:
+    """The :class:`NominalEncoding` in which two different levels are ``diff = 1``.
+
+    ``h = 2^(-1/power)``: two levels differ in two indicator columns, by ``h``
+    each, so ``sum |d|^power = 1`` over them, as a numeric column one range
+    apart (``power=1`` for an L1 distance and sums of ``|d|``, ``power=2`` for
+    squared differences). A weight linear in the per-column ``diff`` (ReliefF's)
+    is then exactly the sum of the weights of its indicator columns. A missing
+    level completed by the class-conditional expected difference of
+    :mod:`localselect.margin._missing` (over the indicator columns, ``power=1``)
+    is ``1 - P(v | c)``, or ``1 - sum_v P(v | c) P(v | c')`` when both are
+    missing: Kononenko's (1994) rule.
+    """
+    blocks, groups = [], []
+    height = 2.0 ** (-1.0 / power)
+    for a in range(X.shape[1]):  # one column at a time, each vectorised
+        col = X[:, a]
+        known = ~np.isnan(col)
+        if nominal[a]:
+            top = int(col[known].max()) + 1 if known.any() else 1
+            levels = max(int(n_levels[a]), top)
+            if levels <= 2:
+                blocks.append(col[:, None])
+                groups.append(a)
+                continue
+            codes = np.where(known, col, -1.0).astype(np.intp)
+            ind = (codes[:, None] == np.arange(levels)[None, :]) * height
+            blocks.append(np.where(known[:, None], ind, np.nan))
+            groups.extend([a] * levels)
+            continue
+        lo = col[known].min() if known.any() else 0.0
+        span = (col[known].max() - lo) if known.any() else 0.0
+        blocks.append(((col - lo) * (1.0 / span if span > 0 else 0.0))[:, None])
+        groups.append(a)
+    return NominalEncoding(np.hstack(blocks), np.asarray(groups, dtype=np.intp))
+
+
 class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator):
     """Global selector on margin feature weights: one ``fit`` for the family.
 
@@ -89,6 +170,16 @@ class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator
     }
     _min_class_size = 2
     _class_size_reason = NEED_HITS
+    #: ``power`` of :func:`encode_nominal` for a member that takes nominal input
+    #: columns through that encoding (None: the member takes numbers only).
+    _nominal_power: int | None = None
+    #: The norm (``"l2"``, ``"max"``) a member's weights are scaled to, kept after
+    #: the weights of a nominal column's encoded columns are summed (None: none).
+    _weights_norm: str | None = None
+
+    def _native_nominal(self) -> bool:
+        """Whether ``_fit_weights`` takes the nominal columns as they are (level codes)."""
+        return False
 
     @abstractmethod
     def _fit_weights(
@@ -97,11 +188,21 @@ class _FeatureWeightSelector(LabelledFitMixin, ScoreSelectorMixin, BaseEstimator
         """The feature weights (or a :class:`VectorResult`) of validated ``X`` and ``codes``."""
 
     def _fit(self, X, codes, log):
+        nominal, n_levels = input_kinds(self, X.shape[1])
+        groups = None
+        if self._nominal_power is not None and nominal.any() and not self._native_nominal():
+            encoding = encode_nominal(X, nominal, n_levels, self._nominal_power)
+            X, groups = encoding.X, encoding.groups
         result = self._fit_weights(X, codes, log)
         if isinstance(result, VectorResult):
             self.cost_ = result.cost
             self.n_iter_ = result.n_iter
             result = result.weights
+        if groups is not None:  # one weight per input column: its encoded columns summed
+            result = np.bincount(groups, weights=result, minlength=nominal.shape[0])
+            norm = {"l2": np.linalg.norm, "max": np.max, None: None}[self._weights_norm]
+            if norm is not None and norm(result) > 0:
+                result = result / norm(result)
         self.feature_importances_ = result
         return self
 

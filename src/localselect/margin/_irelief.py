@@ -93,8 +93,11 @@ class IRelief(_SoftmaxMarginSelector):
     (array([0, 1]), 1.0)
     """
 
+    _weights_norm = "l2"
+    _nominal_power = 1
     _declaration = Declaration(
         "irelief",
+        columns="native",
         check={"max_iter": 3},
         demo={"n_features_to_select": 5},
         size=MeasuredCost(46.8, 60_000, 1.6, NEIGHBOUR_SEARCH, instead=LINEAR_INSTEAD),

@@ -86,6 +86,17 @@ def _pair_diffs(
     return np.abs(X[ii] - X[jj]) if missing is None else missing.pairs(ii, jj)
 
 
+def _range_scaled(X: FloatArray) -> FloatArray:
+    """``X`` on the scale of ``diff``: ``(x - min) / (max - min)`` per feature over its
+    known values (NaN stays NaN); a constant or all-missing feature becomes 0."""
+    known = ~np.isnan(X)
+    lo = np.where(known, X, np.inf).min(axis=0)
+    span = np.where(known, X, -np.inf).max(axis=0) - lo
+    ok = np.isfinite(span) & (span > 0)
+    scale = np.divide(1.0, span, out=np.zeros(X.shape[1]), where=ok)
+    return (X - np.where(ok, lo, 0.0)) * scale
+
+
 def relieff(
     X: FloatArray,
     codes: IntArray,
@@ -95,6 +106,7 @@ def relieff(
     n_jobs: int | None = None,
     engine: str = "auto",
     refs: NDArray[np.intp] | None = None,
+    prescaled: bool = False,
 ) -> FloatArray:
     """ReliefF scores (Kononenko 1994; Robnik-Sikonja and Kononenko 2003).
 
@@ -132,6 +144,10 @@ def relieff(
         The reference rows ``i`` of the sum (sorted; their neighbours come from
         all rows, the priors from all rows, and the sum is divided by ``m``);
         None means every row.
+    prescaled : bool, default=False
+        ``X`` is already on the scale of ``diff`` (an encoding of mixed
+        columns, :func:`localselect.margin._common.encode_nominal`): no range
+        scaling.
 
     Returns
     -------
@@ -146,15 +162,12 @@ def relieff(
     if engine == "numba" or (engine == "auto" and not has_nan):
         ensure_compiled(_relieff_numba.RELIEFF_KERNEL)
         memory = (block_memory or get_config().get("working_memory") or 1024) * 2**20
-        return _relieff_numba.relieff_compiled(X, codes, n_neighbors, n_jobs, memory, refs)
+        return _relieff_numba.relieff_compiled(
+            X, codes, n_neighbors, n_jobs, memory, refs, prescaled=prescaled
+        )
     n, a = X.shape
     refs = np.arange(n) if refs is None else np.asarray(refs, dtype=np.intp)
-    known = ~np.isnan(X)
-    lo = np.where(known, X, np.inf).min(axis=0)
-    span = np.where(known, X, -np.inf).max(axis=0) - lo
-    ok = np.isfinite(span) & (span > 0)
-    scale = np.divide(1.0, span, out=np.zeros(a), where=ok)
-    Xs = (X - np.where(ok, lo, 0.0)) * scale
+    Xs = X.copy() if prescaled else _range_scaled(X)
     missing = expected_diff(Xs, codes)
     n_classes = int(codes.max()) + 1
     counts = np.bincount(codes, minlength=n_classes)

@@ -42,6 +42,7 @@ from localselect._runtime import kernel_input, n_threads, register_kernel, run_b
 
 __all__ = [
     "RELIEFF_KERNEL",
+    "corelearn_select",
     "nearest",
     "regression_sums",
     "relieff_compiled",
@@ -169,6 +170,114 @@ def _neighbours(
                 slot += k
 
 
+@njit(nogil=True, cache=True)
+def _pushdown(keys, vals, first, last):  # pragma: no cover
+    """Restore the min-heap (1-based positions ``first .. last``) below ``first``.
+
+    CORElearn's ``marray::pushdownDsc`` step for step (strict comparisons of
+    the keys), so that equal keys move exactly as they move there.
+    """
+    r = first
+    limit = last // 2
+    while r <= limit:
+        child2 = 2 * r
+        child1 = child2 - 1
+        parent = r - 1
+        if last == child2:
+            if keys[parent] > keys[child1]:
+                keys[parent], keys[child1] = keys[child1], keys[parent]
+                vals[parent], vals[child1] = vals[child1], vals[parent]
+            break
+        if keys[parent] > keys[child1] and not keys[child1] > keys[child2]:
+            keys[parent], keys[child1] = keys[child1], keys[parent]
+            vals[parent], vals[child1] = vals[child1], vals[parent]
+            r = child2
+        elif keys[parent] > keys[child2] and keys[child1] > keys[child2]:
+            keys[parent], keys[child2] = keys[child2], keys[parent]
+            vals[parent], vals[child2] = vals[child2], vals[parent]
+            r = child2 + 1
+        else:
+            break
+
+
+@njit(nogil=True, cache=True)
+def _heap_select(row, i, k, keys, vals, out_idx, out_d):  # pragma: no cover
+    """CORElearn's selection step for step (see :func:`corelearn_select`)."""
+    n = row.shape[0]
+    for j in range(n):
+        keys[j] = row[j]
+        vals[j] = j
+    kk = min(k + 1, n)
+    for r in range(n // 2, 0, -1):
+        _pushdown(keys, vals, r, n)
+    lower = max(n - kk, 1)
+    e = n
+    while e > lower:
+        e -= 1
+        keys[0], keys[e] = keys[e], keys[0]
+        vals[0], vals[e] = vals[e], vals[0]
+        _pushdown(keys, vals, 1, e)
+    for p in range(n - 1, -1, -1):
+        if vals[p] == i:
+            keys[p] = keys[n - 1]
+            vals[p] = vals[n - 1]
+            break
+    for t in range(k):
+        out_idx[t] = vals[n - 2 - t]
+        out_d[t] = keys[n - 2 - t]
+
+
+@njit(nogil=True, cache=True)
+def corelearn_select(row, i, k, keys, vals, out_idx, out_d):  # pragma: no cover
+    """The ``k`` nearest samples of sample ``i`` by CORElearn's rule (its ties included).
+
+    ``row`` holds the distances of ``i`` to every sample (index order). As
+    CORElearn's ``estimationReg::prepareDistanceFactors``: the ``k + 1``
+    smallest by its heap selection (``marray::sortKsmallest``: a min-heap built
+    over the samples in index order, the minimum swapped to the end ``k + 1``
+    times), then sample ``i`` is searched from the end and overwritten by the
+    nearest; the neighbours are the ``k`` positions before the last, nearest
+    first. Among samples at equal distance the heap decides which are kept;
+    when ``i`` is not among the ``k + 1`` (more than ``k`` samples at its own
+    distance, or a positive self-distance with missing values) the nearest one
+    is dropped, as there. ``keys`` and ``vals`` are scratch arrays of length N.
+
+    Shortcut with the same neighbours: when ``i`` is at distance 0 from itself
+    and the ``(k + 1)``-th smallest distance is below the ``(k + 2)``-th (no
+    tie at the boundary), the heap keeps exactly the ``k + 1`` smallest, so
+    they are found by insertion (``O(N)`` with rare inserts) and ``i`` is
+    removed; samples at equal distance inside the ``k`` may then come in index
+    order rather than the heap's, which changes no neighbour weight.
+    """
+    n = row.shape[0]
+    kk = k + 2
+    if row[i] == 0.0 and kk <= n:
+        filled = 0
+        for j in range(n):  # the kk smallest, strict comparisons: ties to the lower index
+            dj = row[j]
+            if filled == kk and dj >= keys[kk - 1]:
+                continue
+            pos = filled if filled < kk else kk - 1
+            while pos > 0 and dj < keys[pos - 1]:
+                keys[pos] = keys[pos - 1]
+                vals[pos] = vals[pos - 1]
+                pos -= 1
+            keys[pos] = dj
+            vals[pos] = j
+            if filled < kk:
+                filled += 1
+        if keys[k] < keys[k + 1]:
+            t = 0
+            for p in range(k + 1):
+                if vals[p] != i:
+                    out_idx[t] = vals[p]
+                    out_d[t] = keys[p]
+                    t += 1
+            if t == k:  # i was among the k + 1 (always, unless a distance is negative)
+                return
+    _heap_select(row, i, k, keys, vals, out_idx, out_d)
+
+
 @njit(nogil=True, cache=True, fastmath=_FAST)
 def _weighted_diffs(Xs, refs, nb_idx, nb_w, total, b0, b1):  # pragma: no cover
     """``sum_r sum_slots w |x_refs[r] - x_nb|`` for the features of blocks ``b0:b1``.
@@ -239,6 +348,17 @@ def scaled(X: NDArray[np.float64], threads: int) -> NDArray[np.float64]:
     return Xs
 
 
+def _distance_matrix(Xs: NDArray[np.float64], threads: int) -> NDArray[np.float64]:
+    """Every pair's Manhattan distance once, by tiles (:func:`_cityblock_tiles`)."""
+    n = Xs.shape[0]
+    n_tiles = -(-n // _TILE)
+    bi, bj = np.triu_indices(n_tiles)
+    pairs = np.column_stack([bi, bj]).astype(np.int64)
+    D = np.empty((n, n))
+    _run(threads, _cityblock_tiles, len(pairs), Xs, pairs, D)
+    return D
+
+
 def nearest(
     Xs: NDArray[np.float64],
     codes: NDArray[np.intp],
@@ -267,14 +387,8 @@ def nearest(
     nb_idx = np.zeros((m, slots), dtype=np.int64)
     nb_w = np.zeros((m, slots))
     nb_d = np.zeros((m, slots))
-    if m == n and n * n * 8 <= matrix_bytes:
-        n_tiles = -(-n // _TILE)
-        bi, bj = np.triu_indices(n_tiles)
-        pairs = np.column_stack([bi, bj]).astype(np.int64)
-        D = np.empty((n, n))
-        _run(threads, _cityblock_tiles, len(pairs), Xs, pairs, D)
-    else:
-        D = np.empty((0, 0))
+    held = m == n and n * n * 8 <= matrix_bytes
+    D = _distance_matrix(Xs, threads) if held else np.empty((0, 0))
     args = (Xs, D, codes.astype(np.int64), starts, members, k_per, coef, refs)
     _run(threads, _neighbours, -(-m // _TILE), *args, nb_idx, nb_w, nb_d)
     return nb_idx, nb_w, nb_d
@@ -304,6 +418,7 @@ def relieff_compiled(
     n_jobs: int | None = None,
     matrix_bytes: float = 256 * 2**20,
     refs: NDArray[np.intp] | None = None,
+    prescaled: bool = False,
 ) -> NDArray[np.float64]:
     """ReliefF scores, the compiled twin of :func:`localselect.margin._nn_kernels.relieff`.
 
@@ -322,6 +437,8 @@ def relieff_compiled(
         once; beyond it every tile of rows computes its own distances.
     refs : ndarray of shape (m,), default=None
         The reference rows (sorted); None means every row.
+    prescaled : bool, default=False
+        ``X`` is already on the scale of ``diff``: no range scaling.
 
     Returns
     -------
@@ -338,7 +455,7 @@ def relieff_compiled(
     same = np.eye(n_classes, dtype=bool)
     k_per = np.minimum(n_neighbors, counts[None, :] - same).astype(np.int64)
     coef = np.where(same, -1.0, priors[None, :] / (1.0 - priors[:, None]))
-    Xs = scaled(X, threads)
+    Xs = kernel_input(X) if prescaled else scaled(X, threads)
     nb_idx, nb_w, _ = nearest(Xs, codes, k_per, coef, refs, threads, matrix_bytes)
     total = np.zeros(X.shape[1])
     _run(threads, _weighted_diffs, -(-X.shape[1] // _FEATURE_BLOCK), Xs, refs, nb_idx, nb_w, total)
@@ -358,12 +475,23 @@ def _warm_up() -> None:
     refs = np.arange(6, dtype=np.int64)
     w = np.full((6, 1), 1.0)
     regression_sums(scaled(X, 1), refs, refs[::-1, None].copy(), w, w, 1)
+    keys, vals = np.empty(6), np.empty(6, dtype=np.int64)
+    corelearn_select(np.arange(6.0), 0, 2, keys, vals, vals[:2].copy(), keys[:2].copy())
 
 
 #: The compiled ReliefF kernel, as the runtime's kernel registry knows it.
 RELIEFF_KERNEL = register_kernel(
     "ReliefF",
-    (_range_scale, _cityblock_tiles, _neighbours, _weighted_diffs, _regression_diffs),
+    (
+        _range_scale,
+        _cityblock_tiles,
+        _neighbours,
+        _pushdown,
+        _heap_select,
+        corelearn_select,
+        _weighted_diffs,
+        _regression_diffs,
+    ),
     _warm_up,
     COMPILE_MESSAGE,
 )

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 from localselect._runtime import ensure_compiled, n_threads
 from localselect._typing import FloatArray
-from localselect.margin import _relieff_numba
+from localselect.margin import _column_diff, _relieff_numba
 
 __all__ = ["AUTO_PAIR_BUDGET", "MIN_AUTO_REFERENCES", "rank_weights", "reference_rows", "rrelieff"]
 
@@ -111,6 +111,10 @@ def rrelieff(
     *,
     neighbor_weights: str = "equal",
     sigma: float = 20.0,
+    nominal: NDArray[np.bool_] | None = None,
+    n_levels: NDArray[np.intp] | None = None,
+    numeric_equal: float = 0.0,
+    numeric_different: float = 1.0,
     n_jobs: int | None = None,
     matrix_bytes: float = 256 * 2**20,
 ) -> FloatArray:
@@ -119,9 +123,10 @@ def rrelieff(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-        Complete data (no NaN).
+        The data: numbers, level codes ``0 .. L-1`` in the nominal columns,
+        NaN for a missing value.
     y : ndarray of shape (n_samples,)
-        The continuous target.
+        The continuous target (complete).
     refs : ndarray of shape (m,)
         The reference rows ``R_i`` (sorted); their neighbours come from all rows.
     n_neighbors : int
@@ -131,10 +136,20 @@ def rrelieff(
     sigma : float, default=20.0
         Width of the ``"exp_rank"`` weights, in ranks (CORElearn's
         ``quotientExpRankDistance``).
+    nominal : ndarray of bool of shape (n_features,), default=None
+        The nominal columns (``diff`` 0 or 1); None: none.
+    n_levels : ndarray of shape (n_features,), default=None
+        Levels of each nominal column (for the missing-value rule); None:
+        one more than its largest code.
+    numeric_equal, numeric_different : float, default=0.0 and 1.0
+        CORElearn's ramp of the numeric ``diff`` and of the target's, as
+        fractions of the range (:mod:`localselect.margin._column_diff`);
+        the defaults give the plain range-scaled difference.
     n_jobs : int or None, default=None
         Threads of the compiled kernel; results do not depend on it.
     matrix_bytes : float, default=256 MiB
-        Largest ``N x N`` distance matrix held when every row is a reference.
+        Numeric complete data: the largest ``N x N`` distance matrix held when
+        every row is a reference (each pair computed once).
 
     Returns
     -------
@@ -144,32 +159,69 @@ def rrelieff(
 
     Notes
     -----
-    Time O(m N A) for the distances (``O(N^2 A / 2)`` when every row is a
-    reference and the matrix fits), O(m k A) for the sums; memory
-    O(16 N + m k) besides the data and its scaled copy.
+    Neighbours follow CORElearn's ``diff``, arithmetic, selection and tie
+    rule (:func:`localselect.margin._relieff_numba.corelearn_select`).
+    Numeric complete data without the ramp: the tiled kernel of
+    :mod:`localselect.margin._relieff_numba` finds ``k + 1`` candidates and
+    sums, as before nominal columns and missing values were taken, and
+    :func:`localselect.margin._column_diff.settle` makes the candidates
+    CORElearn's neighbours (its heap for a reference with a tie at the
+    boundary). Otherwise the column-by-column kernel of
+    :mod:`localselect.margin._column_diff` finds the neighbours and sums. Time
+    O(m N A) for the distances (``O(N^2 A / 2)`` for numeric complete data
+    when every row is a reference and the matrix fits), O(m k A) for the
+    sums; memory O(N A) for a transposed copy of the data and its bins (mixed
+    data), plus O(m k).
     """
-    if np.isnan(X).any():
-        raise ValueError(
-            "RReliefF needs complete data (X has NaN); impute the missing values first."
-        )
-    ensure_compiled(_relieff_numba.RELIEFF_KERNEL)
     threads = n_threads(n_jobs)
     refs = np.asarray(refs, dtype=np.int64)
     m = len(refs)
-    Xs = _relieff_numba.scaled(X, threads)
-    codes = np.zeros(X.shape[0], dtype=np.intp)
-    k_per = np.array([[n_neighbors]], dtype=np.int64)
-    nb_idx, nb_w, nb_d = _relieff_numba.nearest(
-        Xs, codes, k_per, np.ones((1, 1)), refs, threads, matrix_bytes
+    plain = numeric_equal == 0.0 and numeric_different == 1.0
+    mixed = (nominal is not None and bool(np.any(nominal))) or not plain
+    if not mixed and np.isnan(X).any():
+        mixed = True
+    ensure_compiled(_column_diff.COLUMN_DIFF_KERNEL)
+    mask = np.zeros(X.shape[1], dtype=bool) if nominal is None else np.asarray(nominal)
+    spec = _column_diff.column_diff(
+        X,
+        mask,
+        n_levels=n_levels,
+        numeric_equal=numeric_equal,
+        numeric_different=numeric_different,
     )
+    if mixed:
+        nb_idx, nb_d = _column_diff.mixed_nearest(spec, refs, n_neighbors, threads)
+    else:
+        # The tiled kernel finds k + 1 candidates (each pair once while the matrix
+        # fits); CORElearn's arithmetic and heap settle them (ties at the boundary).
+        ensure_compiled(_relieff_numba.RELIEFF_KERNEL)
+        Xs = _relieff_numba.scaled(X, threads)
+        n = X.shape[0]
+        k_per = np.array([[min(n_neighbors + 1, n - 1)]], dtype=np.int64)
+        codes = np.zeros(n, dtype=np.intp)
+        cand, _, near_d = _relieff_numba.nearest(
+            Xs, codes, k_per, np.ones((1, 1)), refs, threads, matrix_bytes
+        )
+        nb_idx, nb_d = _column_diff.settle(spec, refs, cand, near_d, n_neighbors, threads)
     if neighbor_weights == "exp_rank":
         nb_w = rank_weights(nb_d, sigma)
+    else:
+        nb_w = np.full(nb_idx.shape, 1.0 / n_neighbors)
     span = float(y.max() - y.min())
     if span == 0.0:
         return np.zeros(X.shape[1])
-    dy = np.abs(y[refs][:, None] - y[nb_idx]) * (1.0 / span)
+    gap = np.abs(y[refs][:, None] - y[nb_idx])
+    if plain:
+        dy = gap * (1.0 / span)
+    else:
+        width = span * (numeric_different - numeric_equal)
+        slope = 1.0 / width if width > 0 else np.finfo(np.float64).max
+        dy = _column_diff.ramp(gap, span * numeric_equal, span * numeric_different, slope)
     n_dc = float(np.sum(nb_w * dy))
-    n_da, n_dcda = _relieff_numba.regression_sums(Xs, refs, nb_idx, nb_w, dy, threads)
+    if mixed:
+        n_da, n_dcda = _column_diff.mixed_rrelieff_sums(spec, refs, nb_idx, nb_w, dy, threads)
+    else:
+        n_da, n_dcda = _relieff_numba.regression_sums(Xs, refs, nb_idx, nb_w, dy, threads)
     # 0/0 terms (every near pair equal, or all different, in the target) count as 0.
     first = n_dcda / n_dc if n_dc > 0 else np.zeros_like(n_da)
     rest = m - n_dc
