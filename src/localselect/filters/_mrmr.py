@@ -27,6 +27,23 @@ linear regression, ``(n - 2) r^2 / (1 - r^2)``, scikit-learn's
 ``c_j`` floored at :data:`FCQ_FLOOR`, ours, so a feature uncorrelated with
 the selected ones gets a finite score).
 
+Nominal columns and missing values (MID only). A nominal column (a
+``category``, string or boolean column of a table, ``input_columns_.nominal``)
+enters every mutual information as the discrete variable it is: its states
+are its levels, not three cuts of its level codes and not one indicator
+column per level. A missing value (NaN) is a state of its own in its column
+(after the cuts of a numeric column, whose mean and standard deviation are
+those of its present values): plug-in mutual information on the column with
+"missing" as one more value, so missingness that tells about ``y`` counts as
+relevance, and two columns missing on the same rows as redundant. Peng et al.
+do not treat missing values; this is the usual treatment of a discrete
+variable with a missing level. FCD and FCQ score a nominal column by the F of
+its levels (:func:`nominal_f_statistic`: the one-way ANOVA F of a continuous
+``y`` across them, or for classes Pearson's ``chi^2`` over its degrees of
+freedom) and its redundancy by the correlation ratio with a numeric column
+and Cramer's V with a nominal one (both ``|r|`` for two binary columns); they
+refuse missing values (use MID).
+
 Complexity: O(N M) per added feature (one contingency product of the newly
 selected feature against all others), O(N M k) in total, memory O(N M).
 """
@@ -61,7 +78,9 @@ __all__ = [
     "discretize_three_states",
     "f_statistic",
     "fstat_order",
+    "mixed_states",
     "mrmr_order",
+    "nominal_f_statistic",
     "one_hot",
     "relevance_permuted",
 ]
@@ -78,6 +97,67 @@ def discretize_three_states(X: ArrayLike, scale: float = 1.0) -> NDArray[np.int6
     low = X.mean(axis=0) - scale * X.std(axis=0)
     high = X.mean(axis=0) + scale * X.std(axis=0)
     return np.greater(X, low).astype(np.int64) + np.greater(X, high)
+
+
+def mixed_states(
+    X: ArrayLike, nominal: ArrayLike, scale: float = 1.0
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """MID states of a table with nominal columns and missing values.
+
+    A numeric column is cut into three states as :func:`discretize_three_states`
+    does (its mean and standard deviation over its present values); a nominal
+    column's states are its level codes ``0 .. L-1``; in either, a missing
+    value (NaN) takes one more state of its own (the column's last).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Numeric values, and the level codes (as float) of the nominal columns;
+        NaN where a value is missing.
+    nominal : array-like of bool, shape (n_features,)
+        Which columns are nominal.
+    scale : float, default=1.0
+        Cuts of the numeric columns at ``mean -+ scale * std``.
+
+    Returns
+    -------
+    states : ndarray of shape (n_samples, n_features)
+        State of each entry, ``0 .. n_levels[j] - 1`` in column ``j``.
+    n_levels : ndarray of shape (n_features,)
+        Number of states of each column (3 for a numeric column, the largest
+        code plus one for a nominal one, plus one when the column has a
+        missing value).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    nominal = np.asarray(nominal, dtype=bool)
+    missing = np.isnan(X)
+    states = np.zeros(X.shape, dtype=np.int64)
+    n_levels = np.full(X.shape[1], 3, dtype=np.int64)
+    numeric = ~nominal
+    if numeric.any():
+        V = X[:, numeric]
+        present = ~missing[:, numeric]
+        count = np.maximum(present.sum(axis=0), 1)
+        mean = np.where(present, V, 0.0).sum(axis=0) / count
+        std = np.sqrt(np.where(present, (V - mean) ** 2, 0.0).sum(axis=0) / count)
+        with np.errstate(invalid="ignore"):
+            cut = np.greater(V, mean - scale * std).astype(np.int64) + np.greater(
+                V, mean + scale * std
+            )
+        states[:, numeric] = cut
+    if nominal.any():
+        codes = np.where(missing[:, nominal], 0.0, X[:, nominal])
+        if (codes < 0).any() or (codes != np.round(codes)).any():
+            raise ValueError(
+                "a nominal column must hold level codes 0, 1, ... (or NaN); got negative or "
+                "fractional values: pass the table itself, whose columns the fit codes."
+            )
+        states[:, nominal] = codes.astype(np.int64)
+        n_levels[nominal] = states[:, nominal].max(axis=0, initial=0) + 1
+    has_missing = missing.any(axis=0)
+    states = np.where(missing, n_levels[None, :], states)
+    n_levels = n_levels + has_missing
+    return states, n_levels
 
 
 def one_hot(codes: ArrayLike, n_levels: int) -> NDArray[np.float64]:
@@ -111,7 +191,38 @@ def _mi_from_joint(joint: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.maximum(terms.sum(axis=(-2, -1)), 0.0)
 
 
-def relevance_permuted(states: NDArray[np.int64], codes: NDArray[np.intp]) -> NDArray[np.float64]:
+def _indicators(
+    states: NDArray[np.int64], n_levels: NDArray[np.int64]
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """0/1 indicators of every column's states side by side, ``(n, sum(n_levels))``, and
+    the offset of each column's block (columns of different numbers of states)."""
+    offsets = np.concatenate([[0], np.cumsum(n_levels)[:-1]]).astype(np.intp)
+    flat = np.zeros((states.shape[0], int(n_levels.sum())))
+    np.put_along_axis(flat, states + offsets[None, :], 1.0, axis=1)
+    return flat, offsets
+
+
+def _segment_mi(
+    joint: NDArray[np.float64], offsets: NDArray[np.intp], n_levels: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """Mutual information of each column's block of a stacked joint count table.
+
+    ``joint`` has shape ``(..., K, C)``: rows ``offsets[j] .. offsets[j] + n_levels[j]``
+    of the ``K`` axis are the states of column ``j`` against ``C`` states of the other
+    variable; every column counts the same rows. Returns shape ``(..., n_columns)``.
+    """
+    n = joint[..., : n_levels[0], :].sum(axis=(-2, -1), keepdims=True)
+    p = joint / n
+    pa = p.sum(axis=-1, keepdims=True)
+    pb = np.repeat(np.add.reduceat(p, offsets, axis=-2), n_levels, axis=-2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * np.log(p / (pa * pb)), 0.0).sum(axis=-1)
+    return np.maximum(np.add.reduceat(terms, offsets, axis=-1), 0.0)
+
+
+def relevance_permuted(
+    states: NDArray[np.int64], codes: NDArray[np.intp], n_levels: ArrayLike | None = None
+) -> NDArray[np.float64]:
     """Relevance ``I(x_j; y)`` of every feature for every labelling in ``codes``.
 
     The score and the label-permutation null of ``MRMR(n_features_to_select="auto")``,
@@ -123,28 +234,40 @@ def relevance_permuted(states: NDArray[np.int64], codes: NDArray[np.intp]) -> ND
         Discrete features coded 0..S-1.
     codes : ndarray of shape (n_labellings, n_samples)
         Class codes ``0 .. C-1``, one labelling per row.
+    n_levels : array-like of int, shape (n_features,), optional
+        Number of states of each column (:func:`mixed_states`); None: every
+        column has ``states.max() + 1``.
 
     Returns
     -------
     relevance : ndarray of shape (n_labellings, n_features)
     """
     n, m = states.shape
-    n_states = int(states.max()) + 1
     n_classes = int(codes.max()) + 1
-    flat = one_hot(states, n_states).reshape(n, m * n_states)
+    if n_levels is None:
+        n_states = int(states.max()) + 1
+        flat = one_hot(states, n_states).reshape(n, m * n_states)
+    else:
+        n_levels = np.asarray(n_levels, dtype=np.int64)
+        flat, offsets = _indicators(states, n_levels)
     out = np.empty((codes.shape[0], m))
     block = max(1, 2_000_000 // max(1, n * n_classes))
     for start in range(0, codes.shape[0], block):
         part = codes[start : start + block]
         joint = np.einsum("nk,bnc->bkc", flat, one_hot(part, n_classes))
-        out[start : start + part.shape[0]] = _mi_from_joint(
-            joint.reshape(part.shape[0], m, n_states, n_classes)
+        out[start : start + part.shape[0]] = (
+            _mi_from_joint(joint.reshape(part.shape[0], m, n_states, n_classes))
+            if n_levels is None
+            else _segment_mi(joint, offsets, n_levels)
         )
     return out
 
 
 def mrmr_order(
-    states: NDArray[np.int64], y: ArrayLike, n_features_to_select: int
+    states: NDArray[np.int64],
+    y: ArrayLike,
+    n_features_to_select: int,
+    n_levels: ArrayLike | None = None,
 ) -> NDArray[np.int64]:
     """Indices of the first ``n_features_to_select`` features in mRMR (MID) order.
 
@@ -156,6 +279,9 @@ def mrmr_order(
         Class labels.
     n_features_to_select : int
         How many features to rank.
+    n_levels : array-like of int, shape (n_features,), optional
+        Number of states of each column (:func:`mixed_states`: nominal columns
+        and missing values); None: every column has ``states.max() + 1``.
 
     Returns
     -------
@@ -163,12 +289,23 @@ def mrmr_order(
     """
     m = states.shape[1]
     _, y_idx = np.unique(np.asarray(y), return_inverse=True)
+    k = min(n_features_to_select, m)
+    if n_levels is not None:
+        n_levels = np.asarray(n_levels, dtype=np.int64)
+        flat, offsets = _indicators(states, n_levels)
+        ends = offsets + n_levels
+        relevance = _segment_mi(flat.T @ one_hot(y_idx, y_idx.max() + 1), offsets, n_levels)
+        return _greedy(
+            relevance,
+            lambda j: _segment_mi(flat.T @ flat[:, offsets[j] : ends[j]], offsets, n_levels),
+            k,
+            quotient=False,
+        )
     n_states = int(states.max()) + 1
     # One-hot (n, m, S): a contingency table of any column against all columns is one product.
     onehot = one_hot(states, n_states)
     y_onehot = one_hot(y_idx, y_idx.max() + 1)
     relevance = _mi_from_joint(np.einsum("nms,nc->msc", onehot, y_onehot))
-    k = min(n_features_to_select, m)
 
     def redundancy_to(j):
         return _mi_from_joint(np.einsum("ns,nmt->mst", onehot[:, j, :], onehot))
@@ -257,7 +394,11 @@ def f_statistic(X: ArrayLike, labellings: ArrayLike, regression: bool) -> NDArra
 
 
 def fstat_order(
-    X: ArrayLike, relevance: NDArray[np.float64], n_features_to_select: int, quotient: bool
+    X: ArrayLike,
+    relevance: NDArray[np.float64],
+    n_features_to_select: int,
+    quotient: bool,
+    nominal: ArrayLike | None = None,
 ) -> NDArray[np.int64]:
     """Indices of the first ``n_features_to_select`` features in FCD (or FCQ) order.
 
@@ -272,6 +413,10 @@ def fstat_order(
         How many features to rank.
     quotient : bool
         FCQ (``F / c``) instead of FCD (``F - c``).
+    nominal : array-like of bool, shape (n_features,), optional
+        Columns holding level codes: their redundancy with a numeric column
+        is the correlation ratio, with a nominal one Cramer's V
+        (:func:`nominal_f_statistic` gives their relevance).
 
     Returns
     -------
@@ -282,7 +427,116 @@ def fstat_order(
     norm = np.sqrt(np.einsum("nm,nm->m", Z, Z))
     Z = np.divide(Z, norm, out=np.zeros_like(Z), where=norm > 0)
     k = min(n_features_to_select, X.shape[1])
+    if nominal is not None and np.any(nominal):
+        association = _association_to(Z, X, np.asarray(nominal, dtype=bool))
+        return _greedy(relevance, association, k, quotient)
     return _greedy(relevance, lambda j: np.abs(Z.T @ Z[:, j]), k, quotient)
+
+
+def _level_indicators(codes: NDArray[np.float64]) -> NDArray[np.float64]:
+    """0/1 indicators ``(n, L)`` of a nominal column's level codes (complete)."""
+    return one_hot(codes.astype(np.intp), int(codes.max()) + 1)
+
+
+def nominal_f_statistic(
+    codes: ArrayLike, labellings: ArrayLike, regression: bool
+) -> NDArray[np.float64]:
+    """F-type relevance of nominal columns for every labelling (FCD/FCQ on a table).
+
+    For a continuous target, the one-way ANOVA F of ``y`` across the
+    column's levels, ``(SSB / (L - 1)) / (SSW / (n - L))``: the F of the
+    linear model of ``y`` on the level indicators, as ``f_regression`` is
+    that of a numeric column. For classes, Pearson's ``chi^2`` of the level
+    by class table over its degrees of freedom ``(L - 1)(C - 1)``: the large
+    sample form of an F with those numerator degrees of freedom (no F of a
+    nominal column against classes exists). ``L`` and ``C`` count the levels
+    and classes present. A column with one level scores 0.
+
+    Parameters
+    ----------
+    codes : array-like of shape (n_samples, n_nominal)
+        Level codes ``0 .. L-1`` (complete).
+    labellings : array-like of shape (n_labellings, n_samples)
+        Class codes, or continuous targets with ``regression``.
+    regression : bool
+        Whether the labellings are continuous.
+
+    Returns
+    -------
+    F : ndarray of shape (n_labellings, n_nominal)
+    """
+    codes = np.asarray(codes, dtype=np.float64)
+    Y = np.atleast_2d(np.asarray(labellings))
+    n = codes.shape[0]
+    tiny = np.finfo(np.float64).eps
+    out = np.zeros((Y.shape[0], codes.shape[1]))
+    if regression:
+        Yc = Y.astype(np.float64) - Y.mean(axis=1, keepdims=True)
+        sst = np.einsum("bn,bn->b", Yc, Yc)
+    else:
+        n_classes = int(Y.max()) + 1
+        y_onehot = one_hot(Y.astype(np.intp), n_classes)  # (B, n, C)
+    for q in range(codes.shape[1]):
+        O = _level_indicators(codes[:, q])
+        counts = O.sum(axis=0)
+        present = counts > 0
+        n_levels = int(present.sum())
+        if n_levels < 2:
+            continue
+        O, counts = O[:, present], counts[present]
+        if regression:
+            ssb = ((Yc @ O) ** 2 / counts).sum(axis=1)
+            ssw = np.maximum(sst - ssb, 0.0)
+            out[:, q] = (ssb / (n_levels - 1)) / np.maximum(ssw / max(n - n_levels, 1), tiny)
+            continue
+        table = np.einsum("nl,bnc->blc", O, y_onehot)  # (B, L, C)
+        col = table.sum(axis=1, keepdims=True)
+        expected = counts[None, :, None] * col / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cells = np.where(expected > 0, (table - expected) ** 2 / expected, 0.0)
+        df = (n_levels - 1) * np.maximum((col[:, 0, :] > 0).sum(axis=1) - 1, 1)
+        out[:, q] = cells.sum(axis=(1, 2)) / df
+    return out
+
+
+def _association_to(Z: NDArray[np.float64], X: NDArray[np.float64], nominal: NDArray[np.bool_]):
+    """``association(j)``: the redundancy of every column with column ``j`` in [0, 1].
+
+    Two numeric columns: ``|r|``; a numeric and a nominal column: the correlation
+    ratio ``eta`` (the square root of the share of the numeric column's variance
+    between the levels); two nominal columns: Cramer's V. Each equals ``|r|`` for
+    two binary columns. ``Z`` holds the centred unit-norm columns.
+    """
+    indicators = {int(j): _level_indicators(X[:, j]) for j in np.flatnonzero(nominal)}
+
+    def eta(O):
+        counts = O.sum(axis=0)
+        S = O.T @ Z
+        return np.sqrt(np.minimum((S**2 / np.maximum(counts, 1)[:, None]).sum(axis=0), 1.0))
+
+    def cramer(O, P):
+        table = O.T @ P
+        table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
+        if min(table.shape) < 2:
+            return 0.0
+        n = table.sum()
+        expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
+        chi2 = ((table - expected) ** 2 / expected).sum()
+        return float(np.sqrt(min(chi2 / (n * (min(table.shape) - 1)), 1.0)))
+
+    def association(j):
+        if nominal[j]:
+            out = eta(indicators[j])
+        else:
+            out = np.abs(Z.T @ Z[:, j])
+            for k, O in indicators.items():
+                out[k] = eta(O)[j]
+        for k, O in indicators.items():
+            if nominal[j]:
+                out[k] = cramer(indicators[j], O)
+        return out
+
+    return association
 
 
 @fill_doc
@@ -335,6 +589,16 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
         Class labels seen in ``fit`` (not set for a continuous target).
     %(fitted_input_attributes)s
 
+    Notes
+    -----
+    A table's nominal columns (``category``, string, boolean) enter MID's
+    mutual informations as discrete variables with their own levels, and a
+    missing value (NaN) is a state of its own in its column (the module
+    docstring, :func:`mixed_states`). FCD and FCQ score a nominal column by
+    the F of its levels and its redundancy by the correlation ratio or
+    Cramer's V (:func:`nominal_f_statistic`), and refuse missing values.
+    Plain numeric arrays without NaN are scored exactly as before.
+
     References
     ----------
     H. Peng, F. Long and C. Ding, "Feature selection based on mutual information:
@@ -362,6 +626,7 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
     _declaration = Declaration(
         "mrmr",
         targets=("classes", "continuous"),
+        columns="native",
         collection_fit="localselect.filters._collections:fit_mrmr_collection",
     )
     _parameter_constraints = {
@@ -389,35 +654,65 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
             return discretize_three_states(target[:, None], self.scale)[:, 0]
         return target
 
-    def _relevance(self, X, states, labellings):
+    def _relevance(self, X, states, labellings, n_levels=None, nominal=None):
         """Relevance of every feature for every row of ``labellings``."""
         if self.criterion == "mid":
-            return relevance_permuted(states, labellings)
-        return f_statistic(X, labellings, self.task_ == "regression")
+            return relevance_permuted(states, labellings, n_levels)
+        regression = self.task_ == "regression"
+        F = f_statistic(X, labellings, regression)
+        if nominal is not None and nominal.any():
+            F[:, nominal] = nominal_f_statistic(X[:, nominal], labellings, regression)
+        return F
 
-    def _order(self, X, states, labelling, k):
+    def _order(self, X, states, labelling, k, n_levels=None, nominal=None):
         if self.criterion == "mid":
-            return mrmr_order(states, labelling, k)
-        relevance = self._relevance(X, states, labelling[None, :])[0]
-        return fstat_order(X, relevance, k, quotient=self.criterion == "fcq")
+            return mrmr_order(states, labelling, k, n_levels)
+        relevance = self._relevance(X, states, labelling[None, :], nominal=nominal)[0]
+        return fstat_order(X, relevance, k, quotient=self.criterion == "fcq", nominal=nominal)
+
+    def _states(self, X, nominal):
+        """MID states and, for a table with nominal columns or missing values, the number
+        of states of each column (None: every column has three, as in Peng et al.)."""
+        if self.criterion != "mid":
+            return None, None
+        if nominal.any() or np.isnan(X).any():
+            return mixed_states(X, nominal, self.scale)
+        return discretize_three_states(X, self.scale), None
 
     def _fit(self, X, target, log):
         self._discard(EVIDENCE_ATTRIBUTES)
-        states = discretize_three_states(X, self.scale)
+        columns = getattr(self, "input_columns_", None)
+        nominal = (
+            np.zeros(X.shape[1], dtype=bool)
+            if columns is None
+            else np.asarray(columns.nominal, dtype=bool)
+        )
+        states, n_levels = self._states(X, nominal)
         labelling = self._labelling(target)
         if self.n_features_to_select != "auto":
             k = resolve_n_features(self.n_features_to_select, X.shape[1])
-            self.ranking_ = self._order(X, states, labelling, k)
+            self.ranking_ = self._order(X, states, labelling, k, n_levels, nominal)
             return self
         rng = np.random.default_rng(NULL_SEED)
         perms = np.stack([rng.permutation(labelling) for _ in range(1000)])
-        scores = self._relevance(X, states, labelling[None, :])[0]
-        self.null_ = NullResult(scores, self._relevance(X, states, perms), "permutation")
+        scores = self._relevance(X, states, labelling[None, :], n_levels, nominal)[0]
+        self.null_ = NullResult(
+            scores, self._relevance(X, states, perms, n_levels, nominal), "permutation"
+        )
         self.pvalues_ = empirical_pvalues(self.null_)
         self.qvalues_ = bh_qvalues(self.pvalues_)
         keep = np.flatnonzero(self.qvalues_ <= self.fdr)
         order = (
-            self._order(X[:, keep], states[:, keep], labelling, keep.size) if keep.size else keep
+            self._order(
+                X[:, keep],
+                None if states is None else states[:, keep],
+                labelling,
+                keep.size,
+                None if n_levels is None else n_levels[keep],
+                nominal[keep],
+            )
+            if keep.size
+            else keep
         )
         self.ranking_ = keep[order].astype(np.int64)
         return self
@@ -427,3 +722,9 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
         mask = np.zeros(self.n_features_in_, dtype=bool)
         mask[self.ranking_] = True
         return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # MID takes a missing value as a state of its own; FCD/FCQ need complete columns
+        tags.input_tags.allow_nan = self.criterion == "mid"
+        return tags

@@ -43,6 +43,7 @@ __all__ = [
     "encode_target",
     "eta_from_counts",
     "joint_codes",
+    "lift_frame",
     "lift_from_counts",
     "lift_table",
     "mutual_information",
@@ -328,28 +329,53 @@ def lift_table(X: Any, y: Any) -> pd.DataFrame:
     enc, y_codes, classes = _prepare(X, y)
     table = contingency(enc.codes, y_codes, len(classes))
     values = [[enc.categories[j][c] for j, c in enumerate(row)] for row in table.profiles.tolist()]
-    if enc.codes.shape[1] == 1:
-        index = pd.Index([v[0] for v in values], name=enc.feature_names[0])
+    return lift_frame(values, table.counts, enc.feature_names, list(classes))
+
+
+def lift_frame(
+    profiles: Sequence[Sequence[Any]],
+    counts: Any,
+    feature_names: Sequence[str],
+    classes: Sequence[Any],
+) -> pd.DataFrame:
+    """The table of :func:`lift_table` from the counts of its profiles.
+
+    Parameters
+    ----------
+    profiles : sequence of sequences
+        The values of each observed profile, one per feature.
+    counts : array-like of shape (n_profiles, n_classes)
+        Joint counts ``n(x, y)`` of the complete cases.
+    feature_names : sequence of str
+        Names of the profile's features (the index's names).
+    classes : sequence
+        Class labels (the columns).
+
+    Returns
+    -------
+    table : DataFrame
+        As :func:`lift_table` returns.
+    """
+    counts = np.asarray(counts, dtype=np.float64).reshape(len(profiles), len(classes))
+    n_complete = int(counts.sum())
+    if len(feature_names) == 1:
+        index = pd.Index([v[0] for v in profiles], name=feature_names[0])
     else:
-        index = pd.MultiIndex.from_tuples([tuple(v) for v in values], names=enc.feature_names)
+        index = pd.MultiIndex.from_tuples([tuple(v) for v in profiles], names=list(feature_names))
     class_labels = list(classes)
-    lift = lift_from_counts(table.counts)
+    lift = lift_from_counts(counts)
     frame = pd.concat(
         {
             "lift": pd.DataFrame(lift, index=index, columns=class_labels),
-            "count": pd.DataFrame(
-                table.counts.astype(np.int64), index=index, columns=class_labels
-            ),
-            "frequency": pd.DataFrame(
-                {"": table.counts.sum(axis=1) / table.n_complete}, index=index
-            ),
+            "count": pd.DataFrame(counts.astype(np.int64), index=index, columns=class_labels),
+            "frequency": pd.DataFrame({"": counts.sum(axis=1) / n_complete}, index=index),
         },
         axis=1,
     )
     frame.attrs["class_frequency"] = dict(
-        zip(class_labels, (table.counts.sum(axis=0) / table.n_complete).tolist())
+        zip(class_labels, (counts.sum(axis=0) / n_complete).tolist())
     )
-    frame.attrs["n_complete"] = table.n_complete
+    frame.attrs["n_complete"] = n_complete
     return frame
 
 

@@ -7,20 +7,27 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.preprocessing import KBinsDiscretizer
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import HasMethods, Interval, StrOptions
 from localselect._docstrings import fill_doc
 from localselect._magnitudes import check_magnitudes
 from localselect._portable import PortableStateMixin
-from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
+from localselect.base import (
+    Declaration,
+    LabelledFitMixin,
+    LocalSelectorMixin,
+    read_rows,
+    shared_constraints,
+)
 from localselect.lift._coding import FeatureCodes, JointCodes, decode_ranking, plain
 from localselect.lift._discretize import MahalanobisQuantileDiscretizer, quantile_bins
 from localselect.lift._driver import auto_size, search_lattice
-from localselect.lift._measures import encode_discrete
+from localselect.lift._measures import contingency, encode_discrete
 from localselect.lift._search import SearchTooLong, subsets_total
 
 __all__ = ["LiftFeatureSelector"]
@@ -90,7 +97,9 @@ class LiftFeatureSelector(
         ``"auto"``: discrete columns (integers, strings, categories) are kept
         and every numeric column with a non-integer value is cut at its sample
         tertiles (3 bins, NaN stays missing), so any numeric table can be
-        scored. ``None``: ``X`` must already be discrete (NaN missing).
+        scored; in a table with text or category columns too, its numeric
+        columns are cut the same way and the others kept as their values.
+        ``None``: ``X`` must already be discrete (NaN missing).
     max_seconds : float or None, default=60.0
         Refuse, before searching, an exhaustive subset search (``"features"``,
         ``"windows"``, ``"profiles"`` with a joint discretizer) whose estimated
@@ -143,6 +152,15 @@ class LiftFeatureSelector(
         fitted on those columns for a joint one (kept for the subsets of
         ``results_``), the training tertile edges for ``"auto"`` on
         continuous columns, ``None`` without a discretizer.
+    best_lift_counts_ : ndarray of shape (n_profiles, n_classes)
+        Counts of the training rows (complete on ``best_features_``) of each
+        observed profile of the best result's features and each class (bin
+        of a continuous ``y``): the lift table that
+        :func:`~localselect.plotting.plot_lift_table` draws for the fitted
+        estimator. Not set by a fit on a Dask collection.
+    best_lift_profiles_ : list of tuple
+        The profiles of the rows of ``best_lift_counts_``, as discrete values
+        (one per feature; one joint bin for a joint discretizer).
     local_support_ : ndarray of shape (n_samples, n_features_in_), dtype=bool
         :meth:`get_local_support` of the training rows.
     local_relevance_ : ndarray of shape (n_samples, n_features_in_)
@@ -255,6 +273,7 @@ class LiftFeatureSelector(
         targets=("classes", "continuous"),
         collection_fit="localselect.lift._collections:fit_llds_collection",
         raw_input=True,
+        columns="native",
     )
     _parameter_constraints = {
         "resolution": [StrOptions({"features", "windows", "profiles"})],
@@ -308,9 +327,15 @@ class LiftFeatureSelector(
     def _coding(self, X):
         """Per-feature codes of ``X``, or a joint discretizer refitted per subset."""
         if self.discretizer is None or isinstance(self.discretizer, str):
-            if X.dtype != object or _all_numeric(X):
+            columns = getattr(self, "input_columns_", None)
+            nominal = (
+                np.zeros(X.shape[1], dtype=bool)
+                if columns is None
+                else np.asarray(columns.nominal, dtype=bool)
+            )
+            if not nominal.any() and (X.dtype != object or _all_numeric(X)):
                 return self._numeric_codes(self._as_float(X))
-            return FeatureCodes(encode_discrete(X))
+            return self._mixed_codes(X, nominal)
         Xf = self._as_float(X)
         fitted = clone(self.discretizer)
         first = fitted.fit_transform(Xf)
@@ -323,6 +348,44 @@ class LiftFeatureSelector(
             f"The discretizer returned {np.shape(first)} for X of shape {Xf.shape}; it must "
             "return one column per feature or a single joint column."
         )
+
+    def _mixed_codes(self, X, nominal):
+        """Codes of a table with nominal or text columns: its numeric columns as
+        :meth:`_numeric_codes` treats numbers (a column with a non-integer value cut at its
+        tertiles with ``discretizer="auto"``, refused with ``None``), its nominal columns
+        (``nominal``, whatever their labels) and text columns as their values."""
+        numeric = [
+            j for j in range(X.shape[1]) if not nominal[j] and _numeric_column(X[:, j]) is not None
+        ]
+        if numeric:
+            Xf = np.column_stack([_numeric_column(X[:, j]) for j in numeric])
+            # the refusals (infinity, continuous values with discretizer=None) of numbers
+            sub = self._numeric_codes(Xf)
+            if sub.fitted is not None:
+                bins = _TertileBins([numeric[j] for j in sub.fitted.columns]).fit(X)
+                return FeatureCodes(encode_discrete(bins.transform(X)), bins)
+        return FeatureCodes(encode_discrete(X))
+
+    def _labelled(self, X):
+        """``X`` with the level codes of a table's nominal columns replaced by their labels.
+
+        The fit codes a table's category, string and boolean columns as level codes
+        (``input_columns_``); the lift reads a nominal column as its values, so
+        profiles, ``results_`` and ``regions_`` name the levels themselves. Raw
+        values (an object array) and numeric data are returned as they are.
+        """
+        columns = getattr(self, "input_columns_", None)
+        if columns is None or X.dtype == object or not np.any(columns.nominal):
+            return X
+        out = np.asarray(X).astype(object)
+        for j in np.flatnonzero(columns.nominal):
+            codes = np.asarray(X[:, j], dtype=np.float64)
+            present = ~np.isnan(codes)
+            labels = np.asarray(columns.levels[j], dtype=object)
+            col = np.full(codes.shape[0], np.nan, dtype=object)
+            col[present] = labels[codes[present].astype(np.intp)]
+            out[:, j] = col
+        return out
 
     def _numeric_codes(self, Xf):
         """Codes of numbers that are discrete, or cut at tertiles with ``discretizer="auto"``."""
@@ -360,6 +423,7 @@ class LiftFeatureSelector(
         # X is validated by LabelledFitMixin.fit as given (dtype=None: strings,
         # categories and NaN stay; see the tags).
         start = time.perf_counter()
+        X = self._labelled(X)
         self._discard(("target_edges_",))
         if self.task_ == "regression":
             codes, self.target_edges_ = quantile_bins(codes, self.target_bins)
@@ -414,8 +478,21 @@ class LiftFeatureSelector(
         except SearchTooLong as exc:
             raise ValueError(self._too_long_message(exc, X.shape, max_size)) from None
         self._set_ranking(search, coding, names, log)
+        self._set_best_lift(coding, y_codes, n_classes)
         self.local_support_, self.local_relevance_ = self._matched_support(X)
         return self
+
+    def _set_best_lift(self, coding, y_codes, n_classes):
+        """The counts of the best result's profiles against the classes (or bins of ``y``)
+        on the training rows: what :func:`~localselect.plotting.plot_lift_table` draws."""
+        subset = tuple(int(j) for j in self.best_features_)
+        codes, _ = coding.columns(subset)
+        table = contingency(codes, y_codes, n_classes)
+        self.best_lift_counts_ = table.counts.astype(np.int64)
+        self.best_lift_profiles_ = [
+            tuple(plain(v) for v in coding.decode(subset, tuple(row)))
+            for row in table.profiles.tolist()
+        ]
 
     def _set_ranking(self, search, coding, names, log):
         """The fitted ranking of a search (refused when nothing reached ``min_support``)."""
@@ -449,7 +526,15 @@ class LiftFeatureSelector(
         labels only: ``local_support_``, ``local_relevance_`` and
         ``target_edges_`` of an earlier fit are deleted.
         """
-        self._discard(("local_support_", "local_relevance_", "target_edges_"))
+        self._discard(
+            (
+                "local_support_",
+                "local_relevance_",
+                "target_edges_",
+                "best_lift_counts_",
+                "best_lift_profiles_",
+            )
+        )
         self.discretizer_ = fit.coding.fitted
         self.categories_ = fit.coding.categories
         self.max_features_ = fit.max_features
@@ -511,6 +596,8 @@ class LiftFeatureSelector(
         cols = list(subset)
         if self.discretizer_ is None:
             vals = np.asarray(X, dtype=object)[:, cols]
+        elif isinstance(self.discretizer_, _TertileBins):
+            vals = np.asarray(self.discretizer_.transform(X))[:, cols].astype(object)
         elif isinstance(self.discretizer_, dict):
             if subset not in self.discretizer_:
                 return None
@@ -524,6 +611,7 @@ class LiftFeatureSelector(
 
     def _matched_support(self, X):
         """Union mask and fraction-of-matches relevance of the ranked regions each row matches."""
+        X = self._labelled(X)
         n, m = X.shape[0], self.n_features_in_
         counts = np.zeros((n, m))
         n_matched = np.zeros(n)
@@ -544,10 +632,10 @@ class LiftFeatureSelector(
             rel = np.where(n_matched[:, None] > 0, counts / n_matched[:, None], 0.0)
         return rel > 0, rel
 
-    # The per-row API is LocalSelectorMixin's, on raw rows (strings, NaN allowed).
+    # The per-row API is LocalSelectorMixin's, on rows read with the fit's columns
+    # (a nominal column as its level codes, read back as labels; NaN allowed).
     def _validate_for_local(self, X):
-        X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite="allow-nan")
-        return check_magnitudes(self, X, spread=False)
+        return check_magnitudes(self, read_rows(self, X, allow_nan=True), spread=False)
 
     def _local_support_mask(self, X):
         return self._matched_support(X)[0]
@@ -589,9 +677,12 @@ class _TertileBins:
         self.columns = list(columns)
 
     def fit(self, X):
+        X = np.asarray(X)
+        sub = X[:, self.columns]
+        sub = _as_numbers(sub) if sub.dtype == object else sub  # numbers in a text table too
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column stays NaN
-            self.edges_ = np.nanquantile(X[:, self.columns], [1 / 3, 2 / 3], axis=0)
+            self.edges_ = np.nanquantile(sub, [1 / 3, 2 / 3], axis=0)
         return self
 
     def with_edges(self, edges):
@@ -600,8 +691,12 @@ class _TertileBins:
         return self
 
     def transform(self, X):
-        out = np.array(X, dtype=np.float64, copy=True)
+        """Numbers: a float copy with the columns binned; a table with text columns (an
+        object array): an object copy whose binned columns hold 0.0, 1.0, 2.0 or NaN."""
+        X = np.asarray(X)
+        out = np.array(X, dtype=object if X.dtype == object else np.float64, copy=True)
         sub = out[:, self.columns]
+        sub = _as_numbers(sub) if sub.dtype == object else sub
         binned = (sub > self.edges_[0]).astype(np.float64) + (sub > self.edges_[1])
         out[:, self.columns] = np.where(np.isnan(sub), np.nan, binned)
         return out
@@ -631,6 +726,31 @@ def ranked_targets(labels, target_class, task: str) -> list[int]:
         what = "class of y; the classes" if task == "classification" else "bin of y; the bins"
         raise ValueError(f"target_class={target_class!r} is not a {what} are {labels.tolist()}.")
     return [int(hits[0])]
+
+
+#: What ``pandas.api.types.infer_dtype`` calls a column of numbers (missing values skipped).
+_NUMBER_KINDS = frozenset({"floating", "integer", "mixed-integer-float", "decimal", "empty"})
+
+
+def _numeric_column(column):
+    """A column of an object array as float64 (None, NaN and pandas' NA missing), or None
+    when it holds text or booleans (a nominal column)."""
+    series = pd.Series(column, dtype=object)
+    if pd.api.types.infer_dtype(series, skipna=True) not in _NUMBER_KINDS:
+        return None
+    return pd.to_numeric(series).to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _as_numbers(block):
+    """The columns of an object array that hold numbers, as float64 (missing as NaN)."""
+    return np.column_stack(
+        [
+            pd.to_numeric(pd.Series(block[:, j], dtype=object)).to_numpy(
+                dtype=np.float64, na_value=np.nan
+            )
+            for j in range(block.shape[1])
+        ]
+    ).reshape(block.shape)
 
 
 def _all_numeric(X) -> bool:

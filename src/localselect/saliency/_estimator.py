@@ -30,7 +30,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from localselect._compat import HasMethods, Interval, StrOptions
-from localselect.base import Declaration, LabelledFitMixin, LocalSelectorMixin, shared_constraints
+from localselect.base import (
+    Declaration,
+    LabelledFitMixin,
+    LocalSelectorMixin,
+    shared_constraints,
+)
 from localselect.saliency._cost import FIT_COST
 from localselect.saliency._heldout import HeldOutTest, LastAnswer, fit_heldout, heldout_split
 from localselect.saliency._knockoffs import gaussian_knockoffs, shrunk_covariance
@@ -42,6 +47,9 @@ from localselect.saliency._relative import RelativeRule, fit_relative
 from localselect.saliency._screen import knockoff_screen
 
 __all__ = ["ConditionalSaliencySelection"]
+
+#: Most levels scikit-learn's gradient boosting takes in a categorical column (its max_bins).
+_MAX_CATEGORIES = 255
 
 
 #: The fitted attributes that hold each per-row rule's record, field by field (the record
@@ -274,6 +282,25 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
 
     Notes
     -----
+    **Tables.** A frame's nominal columns (category, string, boolean) reach
+    the selector as level codes and stay codes (not standardised): the
+    default boosted model takes them as categories (``categorical_features``;
+    at most 255 levels a column), the saliency replaces such a column by
+    levels (its ``inverted_cdf`` quantiles, each level in proportion to its
+    frequency), and relevance is one per input column. Missing values (NaN)
+    are taken as the model takes them. The Gaussian knockoffs of the
+    loss-change test mean nothing for a level code and take no NaN: on a
+    table with nominal columns or missing values the null draw of each column
+    comes from its law given the others
+    (:class:`~localselect.saliency._mixed.ConditionalNullSampler`, fitted on
+    the model's rows: a nominal column takes the level of one of the row's 20
+    nearest rows in the other columns, a numeric column its linear-Gaussian
+    conditional; a missing cell stays missing), so the p-values are valid
+    where those conditionals fit. ``per_row="relative"`` (a network on
+    numbers) and ``screen=True`` (Gaussian knockoffs of every column) refuse
+    such tables. Plain numeric arrays without NaN take the Gaussian path as
+    before.
+
     ``local_relevance`` is ``1 - p`` with ``per_row="heldout"``, the pooled
     saliency divided by the row's largest with ``"relative"`` (in [0, 1]; 0
     for screened-out columns). Per-row knockoff statistics (a feature's
@@ -310,11 +337,16 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         check={"n_quantiles": 2, "n_neighbors": 3, "n_reference": 50, "random_state": 0},
         demo={"random_state": 0},
         targets=("classes", "continuous"),
+        columns="native",
         # the default model's trees, a network's optimiser state and the neighbour index
         # (scikit-learn's own types)
         holds=(
             "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
             "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
+            # its categorical preprocessor on a table with nominal columns (a
+            # FunctionTransformer of a partial of check_array)
+            "functools.partial",
+            "sklearn.utils.validation.check_array",
             # older scikit-learn keeps the loss and its link on the fitted model
             "sklearn._loss.link.Interval",
             "sklearn._loss.link.IdentityLink",
@@ -396,11 +428,53 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         self.random_state = random_state
         self.verbose = verbose
 
+    def _mixed_columns(self, X):
+        """For a table with nominal columns or missing values, which columns are nominal
+        (refusing what the mixed path does not take); None for numeric, complete ``X``."""
+        columns = getattr(self, "input_columns_", None)
+        nominal = (
+            np.zeros(X.shape[1], dtype=bool)
+            if columns is None
+            else np.asarray(columns.nominal, dtype=bool)
+        )
+        if not (nominal.any() or np.isnan(X).any()):
+            return None
+        what = "nominal columns" if nominal.any() else "missing values (NaN)"
+        if self.per_row != "heldout":
+            raise ValueError(
+                f"ConditionalSaliencySelection(per_row={self.per_row!r}) reads every column "
+                f"as a number through a neural network, which takes no {what}; use "
+                "per_row='heldout' (the default), whose gradient-boosting model takes "
+                "categories and missing values."
+            )
+        if self.screen:
+            raise ValueError(
+                f"screen=True draws Gaussian knockoffs of every column, which {what} have "
+                "none of; leave screen=False (the per-row test draws its nulls from each "
+                "column's law given the others)."
+            )
+        if self.estimator is None and nominal.any():
+            n_levels = np.nanmax(np.where(nominal, X, 0.0), axis=0, initial=0.0) + 1
+            wide = np.flatnonzero(nominal & (n_levels > _MAX_CATEGORIES))
+            if wide.size:
+                names = np.asarray(columns.names)[wide]
+                raise ValueError(
+                    f"The nominal columns {', '.join(map(str, names[:5]))} have more than "
+                    f"{_MAX_CATEGORIES} levels, more than scikit-learn's gradient boosting "
+                    "takes as categories; merge rare levels, or pass such a column as numbers."
+                )
+        return nominal
+
     @on_n_jobs_threads
     def _fit(self, X, codes, log):
         rng = check_random_state(self.random_state)
         n, d = X.shape
+        nominal = self._mixed_columns(X)
         self.scaler_ = StandardScaler().fit(X)
+        if nominal is not None and nominal.any():  # level codes stay codes
+            self.scaler_.mean_[nominal] = 0.0
+            self.scaler_.var_[nominal] = 1.0
+            self.scaler_.scale_[nominal] = 1.0
         # Work in a column and row order fixed by the data's contents, so that permuting
         # the features or the rows permutes the answer (the model's initialisation and
         # batches, the knockoff draws and the reference rows depend on the order).
@@ -415,8 +489,14 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
         if hasattr(self, "model_screen_pvalues_"):
             del self.model_screen_pvalues_
         heldout = self.per_row == "heldout"
+        ordered = None if nominal is None else nominal[self._order]
         models = ModelFactory(
-            self.estimator, self.task_, heldout, self.n_restarts, self.n_quantiles
+            self.estimator,
+            self.task_,
+            heldout,
+            self.n_restarts,
+            self.n_quantiles,
+            None if ordered is None else ordered[cols],
         )
         if heldout:
             split = heldout_split(
@@ -427,6 +507,8 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
                 cols = cols[keep] if keep.size else cols
                 self._cols = cols
                 self.screened_ = np.sort(self._order[cols])
+                if ordered is not None:
+                    models = models._replace(categorical=ordered[cols])
             Xk = Xs[:, cols]
             test = fit_heldout(
                 Xk,
@@ -437,6 +519,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
                 n_draws=self.n_draws,
                 pool_profiles=self.pool_profiles,
                 log=log,
+                nominal=models.categorical,
             )
             self._assign(test)
         else:
@@ -503,6 +586,7 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
             level=MODEL_SCREEN_LEVEL,
             regression=models.regression,
             n_draws=self.n_draws,
+            nominal=models.categorical,
         )
         p = np.full(self.n_features_in_, np.nan)
         p[self._order[self._cols]] = res.pvalues
@@ -554,6 +638,12 @@ class ConditionalSaliencySelection(LocalSelectorMixin, LabelledFitMixin, BaseEst
     def _training_local_relevance(self):
         check_is_fitted(self)
         return self.local_relevance_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the held-out rule's default model takes missing values (and so do its null draws)
+        tags.input_tags.allow_nan = self.per_row == "heldout"
+        return tags
 
     @on_n_jobs_threads
     def _local_relevance(self, X):

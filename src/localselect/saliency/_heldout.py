@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from localselect.saliency._knockoffs import gaussian_knockoffs, shrunk_covariance
 from localselect.saliency._losschange import knockoff_loss_changes, row_loss
+from localselect.saliency._mixed import ConditionalNullSampler
 from localselect.saliency._models import ModelFactory, fitted_saliency
 from localselect.saliency._perrow import loss_change_pvalues, pool_rows
 from localselect.saliency._saliency import unit_profiles
@@ -299,6 +300,7 @@ def fit_heldout(
     n_draws: int,
     pool_profiles: str,
     log: Callable[..., Any],
+    nominal: NDArray[np.bool_] | None = None,
 ) -> HeldOutTest:
     """Fit the held-out test: the model on its rows, loss changes and profiles of the held-out.
 
@@ -328,6 +330,12 @@ def fit_heldout(
         Which profiles choose the pools.
     log : callable
         ``log(level, message, *args)``.
+    nominal : ndarray of shape (n_modelled,) of bool or None, default=None
+        For a table with nominal columns or missing values, which columns hold
+        level codes: the null draws are then the conditional draws of
+        :class:`~localselect.saliency._mixed.ConditionalNullSampler`, fitted on
+        the model's rows, in place of Gaussian knockoffs. None: numeric,
+        complete columns.
 
     Returns
     -------
@@ -355,7 +363,11 @@ def fit_heldout(
         log(1, "fitting the profile model on %d rows", b)
         profile_model = models.fit(Xk[profile], target[profile], rng)
     Xh, yh = Xk[held], target[held]
-    cov = shrunk_covariance(Xk)
+    cov = (
+        shrunk_covariance(Xk)
+        if nominal is None
+        else ConditionalNullSampler(nominal).fit(Xk[train])
+    )
     loss = row_loss(model, yh, models.regression)
     loss_change = knockoff_loss_changes(Xh, loss, cov, rng, n_draws)
     reference = fitted_saliency(profile_model, Xh, grid, regression=models.regression)
@@ -364,7 +376,11 @@ def fit_heldout(
         # Profiles that choose feature j's pools must not depend on x_j: computed with
         # x_j replaced by a knockoff draw independent of the ones in loss_change.
         log(1, "saliency profiles of the held-out rows without each of %d features", c)
-        K = gaussian_knockoffs(Xh, cov, rng)
+        K = (
+            cov.for_rows(Xh)(rng)
+            if isinstance(cov, ConditionalNullSampler)
+            else gaussian_knockoffs(Xh, cov, rng)
+        )
         swapped = np.empty((c, m, c))
         Xr = Xh.copy()
         for j in range(c):

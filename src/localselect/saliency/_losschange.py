@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from localselect.saliency._knockoffs import gaussian_knockoffs
+from localselect.saliency._mixed import ConditionalNullSampler
 
 __all__ = ["knockoff_loss_changes", "row_loss"]
 
@@ -50,7 +51,7 @@ def row_loss(model, y: NDArray, regression: bool) -> Callable[[NDArray], NDArray
 def knockoff_loss_changes(
     X: NDArray[np.float64],
     loss: Callable[[NDArray], NDArray],
-    cov: NDArray[np.float64],
+    cov: NDArray[np.float64] | ConditionalNullSampler,
     rng: np.random.RandomState,
     n_draws: int,
 ) -> NDArray[np.float64]:
@@ -65,7 +66,11 @@ def knockoff_loss_changes(
     X : ndarray of shape (n_rows, n_features)
     loss : callable
         Per-row loss of a table shaped like ``X`` (:func:`row_loss`).
-    cov : ndarray of shape (n_features, n_features)
+    cov : ndarray of shape (n_features, n_features) or ConditionalNullSampler
+        The covariance of the Gaussian knockoffs, or for a table with nominal
+        columns or missing values the fitted
+        :class:`~localselect.saliency._mixed.ConditionalNullSampler` whose
+        conditional draws replace them.
     rng : RandomState
     n_draws : int
 
@@ -80,8 +85,13 @@ def knockoff_loss_changes(
     """
     base = loss(X)
     D = np.zeros(X.shape)
+    draw = (
+        cov.for_rows(X)
+        if isinstance(cov, ConditionalNullSampler)
+        else (lambda r: gaussian_knockoffs(X, cov, r))
+    )
     for _ in range(n_draws):
-        K = gaussian_knockoffs(X, cov, rng)
+        K = draw(rng)
         Xr = X.copy()
         for j in range(X.shape[1]):
             Xr[:, j] = K[:, j]

@@ -23,6 +23,7 @@ from sklearn.neural_network import MLPClassifier, MLPRegressor
 from threadpoolctl import threadpool_limits
 
 from localselect._runtime._blocks import n_threads
+from localselect.saliency._mixed import mixed_grid
 from localselect.saliency._saliency import model_saliency, quantile_grid, saliency
 
 __all__ = ["ModelFactory", "fitted_saliency", "on_n_jobs_threads"]
@@ -79,6 +80,12 @@ class ModelFactory(NamedTuple):
         Fits of the default MLP (``per_row="relative"``), the best kept.
     n_quantiles : int
         Replacement values per feature in the saliency (:meth:`grid`).
+    categorical : ndarray of bool or None, default=None
+        For a table with nominal columns or missing values, which of the
+        modelled columns hold level codes: the default boosted model takes
+        them as categories (``categorical_features``), and :meth:`grid` gives
+        levels for them (:func:`~localselect.saliency._mixed.mixed_grid`).
+        None for numeric, complete columns.
     """
 
     estimator: Any
@@ -86,6 +93,7 @@ class ModelFactory(NamedTuple):
     heldout: bool
     n_restarts: int
     n_quantiles: int
+    categorical: Any = None
 
     @property
     def regression(self) -> bool:
@@ -120,7 +128,10 @@ class ModelFactory(NamedTuple):
         if self.heldout:
             cls = HistGradientBoostingRegressor if regression else HistGradientBoostingClassifier
             # early stopping holds out a stratified tenth: only on tables that have one
-            return cls(random_state=seed, **{**_BOOSTING, "early_stopping": n_samples >= 1000})
+            settings: dict[str, Any] = {**_BOOSTING, "early_stopping": n_samples >= 1000}
+            if self.categorical is not None and np.any(self.categorical):
+                settings["categorical_features"] = np.asarray(self.categorical, dtype=bool)
+            return cls(random_state=seed, **settings)
         return (MLPRegressor if regression else MLPClassifier)(
             hidden_layer_sizes=(100, 100),
             alpha=0.001,
@@ -131,7 +142,10 @@ class ModelFactory(NamedTuple):
 
     def grid(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """The replacement values of the saliency: ``n_quantiles`` quantiles of each column
-        of the model's rows ``X`` (:func:`~localselect.saliency._saliency.quantile_grid`)."""
+        of the model's rows ``X`` (:func:`~localselect.saliency._saliency.quantile_grid`;
+        :func:`~localselect.saliency._mixed.mixed_grid` with ``categorical``)."""
+        if self.categorical is not None:
+            return mixed_grid(X, np.asarray(self.categorical, dtype=bool), self.n_quantiles)
         return quantile_grid(X, self.n_quantiles)
 
     def fit(self, X: NDArray[np.float64], target: NDArray, rng: np.random.RandomState) -> Any:

@@ -27,6 +27,7 @@ from localselect.saliency._knockoffs import (
     target_columns,
 )
 from localselect.saliency._losschange import knockoff_loss_changes, row_loss
+from localselect.saliency._mixed import ConditionalNullSampler
 from localselect.saliency._perrow import bh_rows
 
 __all__ = [
@@ -61,6 +62,7 @@ def model_screen(
     test_fraction: float = 0.25,
     n_draws: int = 1,
     pairs: bool = True,
+    nominal: NDArray[np.bool_] | None = None,
 ) -> ModelScreenResult:
     """Columns whose knockoff swap raises a first model's loss on unseen rows (BH at ``level``).
 
@@ -93,6 +95,16 @@ def model_screen(
         Rows that score the first model.
     n_draws : int, default=1
         Knockoff draws per scored row.
+    pairs : bool, default=True
+        Also keep the columns whose second-order knockoff statistic passes
+        the knockoff threshold at ``level``.
+    nominal : ndarray of shape (n_features,) of bool or None, default=None
+        For a table with nominal columns or missing values, which columns hold
+        level codes: the swaps draw from
+        :class:`~localselect.saliency._mixed.ConditionalNullSampler` (fitted on
+        the model's rows), and the second-order statistic reads the numeric,
+        complete columns only. The held-out rows of the per-row test are never
+        read, so its p-values stay valid whatever this keeps.
 
     Returns
     -------
@@ -104,17 +116,29 @@ def model_screen(
     m = max(2, round(test_fraction * n))
     test, fit = perm[:m], perm[m:]
     model = make_model(fit.size).fit(X[fit], target[fit])
+    null = (
+        shrunk_covariance(X[fit])
+        if nominal is None
+        else ConditionalNullSampler(nominal).fit(X[fit])
+    )
     D = knockoff_loss_changes(
-        X[test], row_loss(model, target[test], regression), shrunk_covariance(X[fit]), rng, n_draws
+        X[test], row_loss(model, target[test], regression), null, rng, n_draws
     )
     sd = D.std(axis=0, ddof=1)
     z = np.divide(D.mean(axis=0) * np.sqrt(m), sd, out=np.full(d, -np.inf), where=sd > 0)
     p = norm.sf(z)
     keep = bh_rows(p[None, :], level)[0]
-    if pairs:
+    if pairs and nominal is None:
         Y = target_columns(target, regression)
         W = second_order_statistic(X, gaussian_knockoffs(X, shrunk_covariance(X), rng), Y)
         keep |= knockoff_threshold(W, level) <= W
+    elif pairs and nominal is not None:
+        numeric = np.flatnonzero(~nominal & ~np.isnan(X).any(axis=0))
+        if numeric.size:
+            Y = target_columns(target, regression)
+            Xn = X[:, numeric]
+            W = second_order_statistic(Xn, gaussian_knockoffs(Xn, shrunk_covariance(Xn), rng), Y)
+            keep[numeric] |= knockoff_threshold(W, level) <= W
     return ModelScreenResult(np.flatnonzero(keep), p)
 
 
