@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from sklearn.utils.validation import check_is_fitted
 
 from localselect._typing import FloatArray, Int64Array
 
@@ -42,6 +43,7 @@ __all__ = [
     "encode_discrete",
     "encode_target",
     "eta_from_counts",
+    "fitted_lift_table",
     "joint_codes",
     "lift_frame",
     "lift_from_counts",
@@ -462,3 +464,31 @@ def mutual_information(X: Any, y: Any, normalize: bool = True) -> float:
     enc, y_codes, classes = _prepare(X, y)
     table = contingency(enc.codes, y_codes, len(classes))
     return mutual_information_from_counts(table.counts, normalize)
+
+
+def fitted_lift_table(estimator: Any):
+    """The lift table of a fitted ``LiftFeatureSelector``'s best result on its training rows."""
+    check_is_fitted(estimator, "best_features_")
+    if not hasattr(estimator, "best_lift_counts_"):
+        raise ValueError(
+            "This LiftFeatureSelector was fitted on a Dask collection and keeps no lift "
+            "table; draw one from the data: plot_lift_table(lift_table(X_discrete, y)) "
+            "with the columns of best_features_."
+        )
+    best = [int(j) for j in estimator.best_features_]
+    columns = getattr(estimator, "input_columns_", None)
+    if columns is not None:
+        names = [str(n) for n in columns.names]
+    elif hasattr(estimator, "feature_names_in_"):
+        names = [str(n) for n in estimator.feature_names_in_]
+    else:
+        names = [f"x{j}" for j in range(estimator.n_features_in_)]
+    profiles = estimator.best_lift_profiles_
+    features = [names[j] for j in best]
+    if isinstance(estimator.discretizer_, dict):  # a joint discretizer: one joint bin
+        features = ["joint bin of (" + ", ".join(features) + ")"]
+    counts = np.asarray(estimator.best_lift_counts_)
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:  # a continuous target: its quantile bins
+        classes = np.arange(counts.shape[1])
+    return lift_frame(profiles, counts, features, list(classes))

@@ -27,7 +27,7 @@ from localselect.base import (
 from localselect.lift._coding import FeatureCodes, JointCodes, decode_ranking, plain
 from localselect.lift._discretize import MahalanobisQuantileDiscretizer, quantile_bins
 from localselect.lift._driver import auto_size, search_lattice
-from localselect.lift._measures import contingency, encode_discrete
+from localselect.lift._measures import contingency, encode_discrete, fitted_lift_table
 from localselect.lift._search import SearchTooLong, subsets_total
 
 __all__ = ["LiftFeatureSelector"]
@@ -652,6 +652,19 @@ class LiftFeatureSelector(
     get_support = SelectorMixin.get_support
     transform = SelectorMixin.transform
     get_feature_names_out = SelectorMixin.get_feature_names_out
+
+    def best_lift_table(self):
+        """The lift table of the best result on the training rows.
+
+        :func:`~localselect.plotting.plot_lift_table` draws it.
+
+        Returns
+        -------
+        table : DataFrame
+            Counts and lift of each profile of ``best_features_`` per class (or
+            target bin), as :func:`localselect.lift.lift_table` gives them.
+        """
+        return fitted_lift_table(self)
 
     def _get_support_mask(self):
         check_is_fitted(self)

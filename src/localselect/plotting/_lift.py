@@ -18,44 +18,6 @@ def _row_label(value: Any) -> str:
     return str(value)
 
 
-def _fitted_lift_table(estimator: Any):
-    """The lift table of a fitted ``LiftFeatureSelector``'s best result on its training rows."""
-    from sklearn.utils.validation import check_is_fitted
-
-    from localselect.lift import LiftFeatureSelector
-    from localselect.lift._measures import lift_frame
-
-    if not isinstance(estimator, LiftFeatureSelector):
-        raise ValueError(
-            "plot_lift_table draws the lift table of a LiftFeatureSelector (or a table from "
-            f"localselect.lift.lift_table); got {type(estimator).__name__}."
-        )
-    check_is_fitted(estimator, "best_features_")
-    if not hasattr(estimator, "best_lift_counts_"):
-        raise ValueError(
-            "This LiftFeatureSelector was fitted on a Dask collection and keeps no lift "
-            "table; draw one from the data: plot_lift_table(lift_table(X_discrete, y)) "
-            "with the columns of best_features_."
-        )
-    best = [int(j) for j in estimator.best_features_]
-    columns = getattr(estimator, "input_columns_", None)
-    if columns is not None:
-        names = [str(n) for n in columns.names]
-    elif hasattr(estimator, "feature_names_in_"):
-        names = [str(n) for n in estimator.feature_names_in_]
-    else:
-        names = [f"x{j}" for j in range(estimator.n_features_in_)]
-    profiles = estimator.best_lift_profiles_
-    features = [names[j] for j in best]
-    if isinstance(estimator.discretizer_, dict):  # a joint discretizer: one joint bin
-        features = ["joint bin of (" + ", ".join(features) + ")"]
-    counts = np.asarray(estimator.best_lift_counts_)
-    classes = getattr(estimator, "classes_", None)
-    if classes is None:  # a continuous target: its quantile bins
-        classes = np.arange(counts.shape[1])
-    return lift_frame(profiles, counts, features, list(classes))
-
-
 @fill_doc
 def plot_lift_table(table, ax=None, *, title: str | None = None, cmap: str = "RdBu_r"):
     """Heat map of a lift table: rows are profiles, columns classes, counts in the cells.
@@ -92,7 +54,12 @@ def plot_lift_table(table, ax=None, *, title: str | None = None, cmap: str = "Rd
     from matplotlib.colors import TwoSlopeNorm
 
     if hasattr(table, "get_params") and hasattr(table, "fit"):  # an estimator
-        table = _fitted_lift_table(table)
+        if not hasattr(table, "best_lift_table"):
+            raise ValueError(
+                "plot_lift_table draws the lift table of a LiftFeatureSelector (or a table "
+                f"from localselect.lift.lift_table); got {type(table).__name__}."
+            )
+        table = table.best_lift_table()
     if not hasattr(table, "columns") or "lift" not in table.columns.get_level_values(0):
         raise ValueError(
             "plot_lift_table needs a table from localselect.lift.lift_table "
