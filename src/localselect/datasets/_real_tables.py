@@ -57,7 +57,7 @@ _RSCRIPT_TIMEOUT = 300  # seconds for one R export
 class RealTable(NamedTuple):
     """A real table: the frame, the name of its target column and where it came from.
 
-    Attributes
+    Parameters
     ----------
     frame : pandas.DataFrame
         Feature columns and the target column; categorical columns have the
@@ -219,7 +219,7 @@ def _specs() -> dict[str, _Spec]:
 
 
 def list_real_tables(*, small: bool = False) -> list[str]:
-    """Names of the real tables with a continuous target, smallest first.
+    """List the real tables with a continuous target, smallest first.
 
     Parameters
     ----------
