@@ -100,7 +100,11 @@ def _run(command: list[str], timeout: float, log: Path) -> tuple[int | None, flo
     start = time.perf_counter()
     with log.open("w") as out:
         child = subprocess.Popen(
-            command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, "COLUMNS": "1000"},  # one line per message, not wrapped at 80
         )
         while True:
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -214,12 +218,13 @@ def _row(name: str, method: str, base: dict[str, Any], cell: dict[str, Any]) -> 
         format_number(cell.get("r2")),
         format_number(base["r2"]),
         format_number(ratio),
+        str(cell.get("error", "")).replace("|", "/")[:120],
     ]
 
 
 def _table_md(plan: dict[str, dict[str, Any]], cells: dict[tuple, dict[str, Any]]) -> str:
     header = ["table", "method", "task detected", "exit", "s", "fit s", "peak MiB", "kept"]
-    header += ["R^2 kept", "R^2 all", "ratio"]
+    header += ["R^2 kept", "R^2 all", "ratio", "message"]
     rows = []
     for name, base in plan.items():
         facts = base["provenance"]
@@ -232,6 +237,10 @@ def _table_md(plan: dict[str, dict[str, Any]], cells: dict[tuple, dict[str, Any]
 
 
 def _target_notes(ctx: SuiteContext, plan: dict, cells: dict[tuple, dict[str, Any]]) -> None:
+    """Each failed run with its message; the R^2 target of ReliefF, MRMR and LLDS."""
+    for (name, method), cell in cells.items():
+        if cell["exit"] != 0:
+            ctx.note(f"{name}, {method}: exit {cell['exit']}: {cell.get('error', 'no message')}")
     for (name, method), cell in cells.items():
         if method not in TARGET_METHODS:
             continue
