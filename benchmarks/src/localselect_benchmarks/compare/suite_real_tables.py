@@ -106,18 +106,24 @@ def _run(command: list[str], timeout: float, log: Path) -> tuple[int | None, flo
             start_new_session=True,
             env={**os.environ, "COLUMNS": "1000"},  # one line per message, not wrapped at 80
         )
-        while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            seconds = time.perf_counter() - start
-            if pid == child.pid:
-                child.returncode = os.waitstatus_to_exitcode(status)
-                return child.returncode, seconds, usage.ru_maxrss / 1024.0
-            if seconds > timeout:
-                os.killpg(child.pid, signal.SIGKILL)  # the child's own session
-                _, _, usage = os.wait4(child.pid, 0)
-                child.returncode = -signal.SIGKILL
-                return None, seconds, usage.ru_maxrss / 1024.0
-            time.sleep(_POLL)
+        try:
+            while True:
+                pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+                seconds = time.perf_counter() - start
+                if pid == child.pid:
+                    child.returncode = os.waitstatus_to_exitcode(status)
+                    return child.returncode, seconds, usage.ru_maxrss / 1024.0
+                if seconds > timeout:
+                    break
+                time.sleep(_POLL)
+        except BaseException:  # Ctrl-C or a failure here: the child must not outlive the run
+            os.killpg(child.pid, signal.SIGKILL)
+            os.wait4(child.pid, 0)
+            raise
+        os.killpg(child.pid, signal.SIGKILL)  # the child's own session
+        _, _, usage = os.wait4(child.pid, 0)
+        child.returncode = -signal.SIGKILL
+        return None, seconds, usage.ru_maxrss / 1024.0
 
 
 def _answer(log: Path, out: Path) -> dict[str, Any]:
