@@ -68,7 +68,7 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         help="real-tables: seconds per method and table before it is stopped and "
-        "recorded as a timeout (default 300)",
+        "recorded as a timeout (default 300; with --quick 120)",
     )
     bench.add_argument("--random-state", type=int, default=0, help="seed of the whole suite")
     bench.add_argument(

@@ -10,7 +10,7 @@ and, for every method whose estimator takes a continuous target (or those of
     localselect select --method M --input train.csv --target T
 
 at its defaults in a child process (killed after ``--timeout`` seconds,
-default 300). It records the task the command detected (its ``task:`` line),
+default 300; ``--quick``: 120). It records the task the command detected (its ``task:`` line),
 the exit code, the wall seconds and peak resident memory of the child, the
 columns it kept for at least one row, and the R^2 on the test rows of a
 gradient-boosting regressor
@@ -42,9 +42,10 @@ import numpy as np
 from localselect_benchmarks._core import SuiteContext, register_suite
 from localselect_benchmarks._report import format_number, markdown_table
 
-__all__ = ["DEFAULT_TIMEOUT", "TARGET_METHODS", "methods", "tables"]
+__all__ = ["DEFAULT_TIMEOUT", "QUICK_TIMEOUT", "TARGET_METHODS", "methods", "tables"]
 
 DEFAULT_TIMEOUT = 300.0  # seconds per method and table
+QUICK_TIMEOUT = 120.0  # the same in a quick run (a smoke test: six tables x every method)
 TEST_SIZE = 0.3
 #: CLI names of the methods whose selection is held to 0.95 x the R^2 on all columns.
 TARGET_METHODS = ("relieff", "mrmr", "llds")
@@ -286,7 +287,8 @@ def real_tables(ctx: SuiteContext) -> list[dict[str, Any]]:
     on the kept columns beside all columns."""
     from localselect.datasets import DatasetNotFoundError
 
-    timeout = DEFAULT_TIMEOUT if ctx.timeout is None else float(ctx.timeout)
+    default = QUICK_TIMEOUT if ctx.quick else DEFAULT_TIMEOUT
+    timeout = default if ctx.timeout is None else float(ctx.timeout)
     chosen = methods() if ctx.methods is None else list(ctx.methods)
     seed = ctx.random_state
     _check_choices(ctx, chosen)
