@@ -388,13 +388,16 @@ def _read_r(package: str, item: str, cache_root: Path) -> tuple[pd.DataFrame | N
             f'd <- get(data("{item}", package = "{package}")); '
             f'write.csv(as.data.frame(d), "{tmp.as_posix()}", row.names = FALSE)'
         )
-        done = subprocess.run(
-            [rscript, "--vanilla", "-e", code],
-            capture_output=True,
-            text=True,
-            timeout=_RSCRIPT_TIMEOUT,
-            check=False,
-        )
+        try:
+            done = subprocess.run(
+                [rscript, "--vanilla", "-e", code],
+                capture_output=True,
+                text=True,
+                timeout=_RSCRIPT_TIMEOUT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return None, f"{advice} (Rscript took over {_RSCRIPT_TIMEOUT} s)"
         if done.returncode != 0 or not tmp.is_file():
             return None, advice
         tmp.replace(path)
