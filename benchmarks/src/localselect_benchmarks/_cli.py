@@ -48,7 +48,28 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
         help="output folder (default: bench-results/SUITE, or bench-results)",
     )
     bench.add_argument("--n-jobs", type=int, default=None, help="parallel jobs for the suite")
-    bench.add_argument("--datasets", nargs="+", default=None, help="restrict to these data sets")
+    bench.add_argument(
+        "--datasets",
+        "--tables",
+        dest="datasets",
+        nargs="+",
+        default=None,
+        help="restrict to these data sets (real-tables: these tables)",
+    )
+    bench.add_argument(
+        "--methods",
+        nargs="+",
+        default=None,
+        help="real-tables: these CLI methods (default: every method that takes a "
+        "continuous target)",
+    )
+    bench.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="real-tables: seconds per method and table before it is stopped and "
+        "recorded as a timeout (default 300; with --quick 120)",
+    )
     bench.add_argument("--random-state", type=int, default=0, help="seed of the whole suite")
     bench.add_argument(
         "--repeats",
@@ -132,6 +153,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
         random_state=args.random_state,
         out=out,
         repeats=args.repeats,
+        methods=args.methods,
+        timeout=args.timeout,
     )
     try:
         if args.suite == "all":

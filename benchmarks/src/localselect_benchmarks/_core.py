@@ -70,6 +70,12 @@ class SuiteContext:
     repeats : int or None
         Repeats of a suite's repeated cross-validation (``None``: the paper's
         protocol, or the quick one). Suites without repeated CV ignore it.
+    methods : list of str or None
+        Restrict to these methods (``None``: the suite's own list). Suites that
+        do not choose among methods ignore it.
+    timeout : float or None
+        Seconds after which one method's run is stopped and recorded as a
+        timeout (``None``: the suite's default). Suites without one ignore it.
     """
 
     quick: bool = False
@@ -79,6 +85,8 @@ class SuiteContext:
     out: Path = field(default_factory=lambda: Path("bench-results"))
     notes: list[str] = field(default_factory=list)
     repeats: int | None = None
+    methods: list[str] | None = None
+    timeout: float | None = None
 
     def note(self, text: str) -> None:
         """Add a line to the report's "Notes" section (a baseline not run and why, a summary).
@@ -394,7 +402,7 @@ def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
         text = f"{w.category.__name__}: {' '.join(str(w.message).split())}"
         counts[text] = counts.get(text, 0) + 1
     warning_lines = [f"{text} ({n}x)" for text, n in counts.items()]
-    settings = {
+    settings: dict[str, Any] = {
         "quick": ctx.quick,
         "n_jobs": ctx.n_jobs,
         "datasets": ctx.datasets,
@@ -402,6 +410,10 @@ def run_suite(name: str, ctx: SuiteContext) -> dict[str, Any]:
     }
     if ctx.repeats is not None:
         settings["repeats"] = ctx.repeats
+    if ctx.methods is not None:
+        settings["methods"] = ctx.methods
+    if ctx.timeout is not None:
+        settings["timeout"] = ctx.timeout
     results = {
         "suite": name,
         "paper": suite.paper,

