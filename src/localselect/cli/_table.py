@@ -50,8 +50,12 @@ __all__ = [
     "read_table",
 ]
 
-#: Most distinct values a text column may have to be treated as categorical.
-MAX_CATEGORIES = 50
+#: Most distinct values a text column may have to be treated as categorical (the most
+#: levels scikit-learn's gradient boosting takes as one categorical feature).
+MAX_CATEGORIES = 255
+#: A text column with more distinct values than this, most of them on one row each,
+#: is an identifier (a name, an id), not a categorical feature.
+IDENTIFIER_LEVELS = 50
 
 #: What ``--missing`` may ask for (``keep``: the method takes NaN itself).
 MISSING_MODES = ("keep", "impute", "drop", "error")
@@ -212,6 +216,12 @@ def _column_kinds(frame: pd.DataFrame, categorical: list[str]) -> Kinds:
                 f"column {col!r} is text with {n_unique} distinct values, too many for a "
                 f"categorical feature (at most {MAX_CATEGORIES}); drop it with "
                 f"--drop {shlex.quote(str(col))}"
+            )
+        if n_unique > IDENTIFIER_LEVELS and n_unique > 0.5 * len(present):
+            raise CLIError(
+                f"column {col!r} is text with {n_unique} distinct values over {len(present)} "
+                "rows, most of them on one row: an identifier, not a categorical feature; "
+                f"drop it with --drop {shlex.quote(str(col))}"
             )
         categ.append(col)
     return numeric, boolean, categ
