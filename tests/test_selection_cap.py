@@ -78,3 +78,17 @@ def test_top_k_support_caps_at_the_positive_scores(n_features_to_select, expecte
         warnings.simplefilter("error")
         assert top_k_support(scores, None).tolist() == expected
         assert top_k_support(np.array([-1.0, -2.0]), None).tolist() == [False, False]
+
+
+def test_mrmr_never_selects_a_column_without_relevance_by_a_count():
+    from localselect import MRMR
+
+    rng = np.random.default_rng(0)
+    n = 300
+    signal = rng.normal(size=(n, 2))
+    X = np.column_stack([signal, np.full(n, 3.0), rng.normal(size=n)])
+    y = (signal[:, 0] + signal[:, 1] > 0).astype(int)
+    with pytest.warns(FewerFeaturesWarning, match="kept 3 features"):
+        selector = MRMR(n_features_to_select=4).fit(X, y)
+    assert 2 not in selector.ranking_
+    assert set(selector.ranking_[:2]) == {0, 1}

@@ -264,14 +264,20 @@ def top_k_support(scores: NDArray[np.float64], n_features_to_select) -> NDArray[
     mask &= positive
     kept = int(np.count_nonzero(mask))
     if kept < k:
-        warnings.warn(
-            f"n_features_to_select={n_features_to_select!r} kept {kept} feature"
-            f"{'s' if kept != 1 else ''}: only {kept} of {scores.shape[0]} have a positive "
-            "score (a score <= 0, such as a constant column's 0, is no evidence of relevance).",
-            FewerFeaturesWarning,
-            stacklevel=2,
-        )
+        warn_fewer_features(n_features_to_select, kept, scores.shape[0], stacklevel=3)
     return mask
+
+
+def warn_fewer_features(n_features_to_select, kept: int, n_features: int, stacklevel=2) -> None:
+    """Warn that a count-based ``n_features_to_select`` kept only the ``kept`` features
+    with a positive score (:class:`FewerFeaturesWarning`)."""
+    warnings.warn(
+        f"n_features_to_select={n_features_to_select!r} kept {kept} feature"
+        f"{'s' if kept != 1 else ''}: only {kept} of {n_features} have a positive "
+        "score (a score <= 0, such as a constant column's 0, is no evidence of relevance).",
+        FewerFeaturesWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def mask_or_indices(

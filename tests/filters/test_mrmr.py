@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from localselect.base import FewerFeaturesWarning
 from localselect.filters import MRMR
 from localselect.filters._mrmr import discretize_three_states, mrmr_order
 
@@ -79,9 +80,10 @@ def test_estimator_api_and_constant_feature():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 50)
     X = np.c_[np.ones(50), y + rng.normal(size=50)]
-    sel = MRMR(n_features_to_select=5).fit(X, y)
-    assert sel.get_support().tolist() == [True, True]
-    assert sel.ranking_[0] == 1
+    with pytest.warns(FewerFeaturesWarning, match="kept 1 feature"):
+        sel = MRMR(n_features_to_select=5).fit(X, y)
+    assert sel.get_support().tolist() == [False, True]  # a constant column has no relevance
+    assert sel.ranking_.tolist() == [1]
     with pytest.raises(ValueError, match="n_features_to_select"):
         MRMR(n_features_to_select=0).fit(X, y)
 

@@ -68,6 +68,7 @@ from localselect.base import (
     LabelledFitMixin,
     resolve_n_features,
     shared_constraints,
+    warn_fewer_features,
 )
 from localselect.evidence import NullResult, bh_qvalues, empirical_pvalues
 from localselect.evidence._mixin import AUTO, EVIDENCE_ATTRIBUTES, FDR_CONSTRAINT, NULL_SEED
@@ -690,8 +691,17 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
         states, n_levels = self._states(X, nominal)
         labelling = self._labelling(target)
         if self.n_features_to_select != "auto":
-            k = resolve_n_features(self.n_features_to_select, X.shape[1])
-            self.ranking_ = self._order(X, states, labelling, k, n_levels, nominal)
+            asked = resolve_n_features(self.n_features_to_select, X.shape[1])
+            relevance = self._relevance(X, states, labelling[None, :], n_levels, nominal)[0]
+            keep = np.flatnonzero(relevance > 0)
+            if keep.size == X.shape[1]:
+                self.ranking_ = self._order(X, states, labelling, asked, n_levels, nominal)
+                return self
+            # a column with no relevance (a constant one) is never selected by a count
+            k = keep.size if asked is None else min(asked, keep.size)
+            if asked is not None and k < asked:
+                warn_fewer_features(self.n_features_to_select, k, X.shape[1])
+            self.ranking_ = self._ranked_among(X, states, labelling, keep, k, n_levels, nominal)
             return self
         rng = np.random.default_rng(NULL_SEED)
         perms = np.stack([rng.permutation(labelling) for _ in range(1000)])
@@ -702,20 +712,24 @@ class MRMR(LabelledFitMixin, GlobalRelevanceMixin, SelectorMixin, BaseEstimator)
         self.pvalues_ = empirical_pvalues(self.null_)
         self.qvalues_ = bh_qvalues(self.pvalues_)
         keep = np.flatnonzero(self.qvalues_ <= self.fdr)
-        order = (
-            self._order(
-                X[:, keep],
-                None if states is None else states[:, keep],
-                labelling,
-                keep.size,
-                None if n_levels is None else n_levels[keep],
-                nominal[keep],
-            )
-            if keep.size
-            else keep
+        self.ranking_ = self._ranked_among(
+            X, states, labelling, keep, keep.size, n_levels, nominal
         )
-        self.ranking_ = keep[order].astype(np.int64)
         return self
+
+    def _ranked_among(self, X, states, labelling, keep, k, n_levels, nominal):
+        """The greedy order of ``k`` of the columns ``keep`` (indices into ``X``)."""
+        if not keep.size or not k:
+            return keep[:0].astype(np.int64)
+        order = self._order(
+            X[:, keep],
+            None if states is None else states[:, keep],
+            labelling,
+            k,
+            None if n_levels is None else n_levels[keep],
+            nominal[keep],
+        )
+        return keep[order].astype(np.int64)
 
     def _get_support_mask(self):
         check_is_fitted(self)
