@@ -21,7 +21,7 @@ def test_a_text_column_of_many_repeated_levels_is_categorical():
 
 def test_an_identifier_column_is_refused_with_the_drop_advice():
     ids = [f"id{i}" for i in range(200)]  # 200 levels, one row each
-    with pytest.raises(CLIError, match="an identifier.*--drop code"):
+    with pytest.raises(CLIError, match=r"an identifier.*--drop code"):
         prepare_table(_table(ids), target="y", drop=[], categorical=[], raw=False)
 
 

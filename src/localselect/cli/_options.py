@@ -96,7 +96,8 @@ def add_select_parser(sub: Any) -> argparse.ArgumentParser:
         default="auto",
         help=(
             "rows with missing feature values: keep them (methods that take NaN: bim, im4e, "
-            "immigrate, irelief, mrmr, relief, relieff, saliency, simba; llds takes the table as it is), "
+            "immigrate, irelief, mrmr, relief, relieff, saliency, simba; llds takes the table "
+            "as it is), "
             "impute (SimpleImputer inside the saved model, so predict imputes too), drop "
             "(reports the classes that lose rows; refused if a class would keep fewer than 2 "
             "rows) or error. auto (default): keep when the method declares it takes NaN, "
