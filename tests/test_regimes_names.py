@@ -32,7 +32,9 @@ def test_global_selector_names_agree_everywhere(data, frame):
     else:
         expected = [f"x{j}" for j in range(X.shape[1])]
     est = ReliefF(n_neighbors=5, n_features_to_select=5).fit(X, y)
-    assert list(est.get_feature_names_out()) == expected
+    assert list(est.feature_names_in_ if frame else expected) == expected
+    kept = [expected[j] for j in est.get_support(indices=True)]  # the positive weights
+    assert list(est.get_feature_names_out()) == kept
     regimes = find_regimes(est, X, y, random_state=0)
     assert list(regimes.feature_names) == expected
     assert expected[int(regimes.features[0][0])] in regimes.describe()

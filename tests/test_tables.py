@@ -300,3 +300,12 @@ def test_a_table_fit_survives_a_model_file(name, tmp_path):
     np.testing.assert_array_equal(again.predict(frame), est.predict(frame))
     np.testing.assert_array_equal(again.get_support(), est.get_support())
     assert again.input_columns_.levels[1].tolist() == ["blue", "green", "red"]
+
+
+def test_an_object_column_of_numbers_is_numeric():
+    frame = pd.DataFrame(
+        {"n": pd.Series([1.5, None, 3, 4.25], dtype=object), "t": ["a", "b", "a", None]}
+    )
+    X, columns = read_columns(frame)
+    assert columns.nominal.tolist() == [False, True]
+    np.testing.assert_array_equal(X[:, 0], [1.5, np.nan, 3.0, 4.25])

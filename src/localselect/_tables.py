@@ -131,6 +131,12 @@ def _numbers(name: str, values) -> NDArray[np.float64]:
         ) from None
 
 
+def _holds_numbers(values) -> bool:
+    """Whether an object column's values are all numbers or missing (not bool, not text)."""
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    return inferred in ("integer", "floating", "mixed-integer-float", "decimal")
+
+
 def _frame_columns(X) -> tuple[list[str], list[Any], list[bool]]:
     """``(names, values, nominal)`` of a frame's columns (values as numpy arrays)."""
     frame = nw.from_native(X, eager_only=True)
@@ -141,6 +147,11 @@ def _frame_columns(X) -> tuple[list[str], list[Any], list[bool]]:
         kind = type(dtype).__name__ if isinstance(dtype, nw.dtypes.DType) else str(dtype)
         if dtype.is_numeric():
             values.append(series.to_numpy())
+            nominal.append(False)
+        elif kind.startswith("Object") and _holds_numbers(series.to_numpy()):
+            # an object column of numbers (and missing values) is numeric, as in an array
+            numbers = pd.to_numeric(pd.Series(series.to_numpy()), errors="coerce")
+            values.append(numbers.to_numpy(dtype=np.float64, na_value=np.nan))
             nominal.append(False)
         elif any(kind.startswith(k) for k in _NOMINAL_DTYPES):
             values.append(np.asarray(series.to_numpy(), dtype=object))
