@@ -88,7 +88,7 @@ def _integer_reading(values, counts, n_rows: int) -> tuple[str, str]:
         return "regression", f"{head}, {per_value}: a quantity"
     low, high = values[0], values[-1]
     codes = low in (0, 1) and d >= CODE_FILL * (high - low + 1)
-    if d >= MANY_VALUES and not codes:
+    if d >= SOME_VALUES and not codes:
         return "regression", (
             f"{head}, spread from {int(low):,} to {int(high):,} (not class codes 0..K-1 or 1..K): "
             "a quantity"
@@ -105,13 +105,14 @@ def describe_task(y, task: str = "auto") -> tuple[str, str]:
     * numbers that are not all integers are a continuous target (a quantity);
     * integer values (integers, or floats that are all integers) are a
       quantity when there are at least :data:`MANY_VALUES` (50) distinct values
-      and either a median of fewer than 5 rows per value, or values that are
-      not class codes (``0..K-1`` or ``1..K``, at least 90% of the codes
-      present); from :data:`SOME_VALUES` (20) distinct values, a median of
-      one row per value (mostly one-row values, which no classification can
-      learn from) is a quantity too; otherwise class labels. So a rating ``1..5`` and digit labels
-      ``0..9`` are classes, scikit-learn's ``load_diabetes`` target (214
-      values over 442 rows) and a price in whole units are quantities.
+      with a median of fewer than 5 rows per value, or at least
+      :data:`SOME_VALUES` (20) distinct values that either are not class codes
+      (``0..K-1`` or ``1..K``, at least 90% of the codes present: a test score
+      from 320 to 626) or have a median of one row per value (mostly one-row
+      values, which no classification can learn from); otherwise class labels.
+      So a rating ``1..5`` and digit labels ``0..9`` are classes, scikit-learn's
+      ``load_diabetes`` target (214 values over 442 rows) and a price in whole
+      units are quantities.
 
     Parameters
     ----------

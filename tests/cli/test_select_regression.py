@@ -95,7 +95,11 @@ def test_task_flag_overrides_the_detection(table, tmp_path, capsys):
     out = tmp_path / "out"
     assert _select(path, out, "--method", "mrmr", "--drop", "price", "--n-features", "1",
                    target="count") == 0  # fmt: skip
-    assert "task: classification (detected:" in capsys.readouterr().out
+    # a count of 21 values from 8 to 33 (not class codes 0..K-1 or 1..K) is a quantity
+    assert "task: regression (detected: 21 distinct integer values" in capsys.readouterr().out
+    assert _select(path, out, "--method", "mrmr", "--drop", "price", "--n-features", "1",
+                   "--task", "classification", target="count") == 0  # fmt: skip
+    assert "task: classification (--task classification)" in capsys.readouterr().out
     fcd = ("--params", "criterion=fcd", "--task", "regression")
     assert _select(path, out, "--method", "mrmr", "--drop", "price", "--n-features", "1",
                    *fcd, target="count") == 0  # fmt: skip

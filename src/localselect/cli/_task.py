@@ -36,8 +36,8 @@ def add_task_argument(p: argparse.ArgumentParser) -> None:
         choices=["auto", "classification", "regression"],
         default="auto",
         help="what the target is: auto (floats that are not all integers, and integers "
-        "that are a quantity: 50 or more distinct values with few rows each or not coded "
-        "0..K-1/1..K, are a continuous target; anything else class labels), classification, "
+        "that are a quantity: 50 or more distinct values with few rows each, or 20 or more not "
+        "coded 0..K-1/1..K, are a continuous target; anything else class labels), classification, "
         "or regression; select prints the task it used and why",
     )
 
