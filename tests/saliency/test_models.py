@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
@@ -17,3 +18,12 @@ def test_a_regressor_is_refused_on_classes_and_a_classifier_on_numbers():
         ConditionalSaliencySelection(LinearRegression()).fit(X, y)
     with pytest.raises(ValueError, match="regression target"):
         ConditionalSaliencySelection(LogisticRegression()).fit(X, X[:, 0] + 0.5)
+
+
+def test_a_class_with_one_row_fits_without_early_stopping():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1200, 4))
+    y = (X[:, 0] > 0).astype(int)
+    y[0] = 2  # a class with one row: no stratified validation tenth can hold it
+    selector = ConditionalSaliencySelection(random_state=0).fit(X, y)
+    assert selector.get_support()[0]

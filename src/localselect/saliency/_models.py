@@ -148,6 +148,18 @@ class ModelFactory(NamedTuple):
             return mixed_grid(X, np.asarray(self.categorical, dtype=bool), self.n_quantiles)
         return quantile_grid(X, self.n_quantiles)
 
+    def _unstratifiable(self, model: Any, target: NDArray) -> Any:
+        """``model`` without early stopping when its stratified validation tenth cannot be
+        drawn (a class with one row, or more classes than the tenth has rows)."""
+        if self.regression or self.estimator is not None:
+            return model
+        if not model.get_params().get("early_stopping", False):
+            return model
+        counts = np.unique(target, return_counts=True)[1]
+        if counts.min() < 2 or counts.size > 0.1 * target.shape[0]:
+            model.set_params(early_stopping=False)
+        return model
+
     def fit(self, X: NDArray[np.float64], target: NDArray, rng: np.random.RandomState) -> Any:
         """The model fitted on ``X``; the default MLP from ``n_restarts`` initialisations.
 
@@ -168,10 +180,13 @@ class ModelFactory(NamedTuple):
         """
         n = X.shape[0]
         if self.estimator is not None or self.heldout:
-            return self.make(n, rng.randint(2**31 - 1)).fit(X, target)
+            return self._unstratifiable(self.make(n, rng.randint(2**31 - 1)), target).fit(
+                X, target
+            )
         best, best_score = None, -np.inf
         for _ in range(self.n_restarts):
-            model = self.make(n, rng.randint(2**31 - 1)).fit(X, target)
+            model = self._unstratifiable(self.make(n, rng.randint(2**31 - 1)), target)
+            model = model.fit(X, target)
             score = getattr(model, "best_validation_score_", None)
             score = -float(model.loss_) if score is None else float(score)
             if score > best_score:
