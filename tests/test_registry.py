@@ -43,7 +43,7 @@ from localselect.utils import all_estimators, fast_params
 
 
 class _Edges:
-    """A helper object the toy keeps in its fitted state (like LLDS's ``_TertileBins``)."""
+    """A helper object the toy keeps in its fitted state (like LLDS's ``TertileBins``)."""
 
     def __init__(self, edges):
         self.edges = edges

@@ -262,10 +262,16 @@ def test_bad_input(params, X, y, match):
         LiftFeatureSelector(**params).fit(X, y)
 
 
-def test_discretizer_on_text_is_a_clear_error():
-    X = np.array([["a", "b"], ["b", "a"]], dtype=object)
-    with pytest.raises(ValueError, match="non-numeric"):
-        LiftFeatureSelector(discretizer=KBinsDiscretizer(encode="ordinal")).fit(X, [0, 1])
+def test_a_discretizer_cuts_only_the_numeric_columns_of_a_table():
+    X = np.array([["a", "b"], ["b", "a"]], dtype=object)  # text only: kept as its levels
+    sel = LiftFeatureSelector(discretizer=KBinsDiscretizer(encode="ordinal")).fit(X, [0, 1])
+    assert sel.discretizer_ is None
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"t": rng.choice(["u", "v"], 60), "x": rng.normal(size=60)})
+    kbins = KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform")
+    sel = LiftFeatureSelector(discretizer=kbins).fit(frame, rng.integers(0, 2, 60))
+    codes = sel.discretizer_.transform(frame.to_numpy(dtype=object))
+    assert set(codes[:, 1]) <= {0.0, 1.0, 2.0} and set(codes[:, 0]) == {"u", "v"}
 
 
 def test_constant_feature_and_string_labels():

@@ -275,7 +275,7 @@ def _profiles(estimator, blocks, spec, classes, cards, max_size, targets, class_
 
 def _coding(estimator, blocks: RowBlocks, summary: Summary, names) -> tuple:
     """The codes of ``discretizer="auto"`` / None, from passes over the blocks."""
-    from localselect.lift._selector import _TertileBins
+    from localselect.lift._column_bins import TertileBins
 
     m = blocks.X.shape[1]
     binned = column_kinds(blocks)
@@ -289,7 +289,7 @@ def _coding(estimator, blocks: RowBlocks, summary: Summary, names) -> tuple:
     edges = np.empty((2, 0))
     if len(binned):
         edges = exact_quantiles(blocks, binned, TERTILES, summary.lo, summary.hi)
-        fitted = _TertileBins(binned.tolist()).with_edges(edges)
+        fitted = TertileBins(binned.tolist()).with_edges(edges)
     categories = observed_categories(blocks, binned, edges)
     spec = CodeSpec(binned, edges, categories)
     encoded = EncodedData(

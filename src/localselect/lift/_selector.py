@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import time
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.preprocessing import KBinsDiscretizer
@@ -25,6 +23,11 @@ from localselect.base import (
     shared_constraints,
 )
 from localselect.lift._coding import FeatureCodes, JointCodes, decode_ranking, plain
+from localselect.lift._column_bins import (
+    DiscretizedColumns,
+    TertileBins,
+    numeric_column,
+)
 from localselect.lift._discretize import MahalanobisQuantileDiscretizer, quantile_bins
 from localselect.lift._driver import auto_size, search_lattice
 from localselect.lift._measures import contingency, encode_discrete, fitted_lift_table
@@ -269,7 +272,11 @@ class LiftFeatureSelector(
             "max_features": 2,
             "discretizer": KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
         },
-        holds=(MahalanobisQuantileDiscretizer, f"{__name__}._TertileBins"),
+        holds=(
+            MahalanobisQuantileDiscretizer,
+            "localselect.lift._column_bins.TertileBins",
+            "localselect.lift._column_bins.DiscretizedColumns",
+        ),
         targets=("classes", "continuous"),
         collection_fit="localselect.lift._collections:fit_llds_collection",
         raw_input=True,
@@ -336,6 +343,11 @@ class LiftFeatureSelector(
             if not nominal.any() and (X.dtype != object or _all_numeric(X)):
                 return self._numeric_codes(self._as_float(X))
             return self._mixed_codes(X, nominal)
+        columns = getattr(self, "input_columns_", None)
+        if (columns is not None and np.any(columns.nominal)) or (
+            X.dtype == object and not _all_numeric(X)
+        ):
+            return self._mixed_discretized(X, columns)
         Xf = self._as_float(X)
         fitted = clone(self.discretizer)
         first = fitted.fit_transform(Xf)
@@ -349,20 +361,36 @@ class LiftFeatureSelector(
             "return one column per feature or a single joint column."
         )
 
+    def _mixed_discretized(self, X, columns):
+        """Codes of a table with nominal columns under a given per-feature discretizer: the
+        discretizer cuts the numeric columns, the nominal ones keep their levels."""
+        nominal = (
+            np.zeros(X.shape[1], dtype=bool)
+            if columns is None
+            else np.asarray(columns.nominal, dtype=bool)
+        )
+        numeric = [
+            j for j in range(X.shape[1]) if not nominal[j] and numeric_column(X[:, j]) is not None
+        ]
+        if not numeric:
+            return FeatureCodes(encode_discrete(X))
+        bins = DiscretizedColumns(self.discretizer, numeric).fit(X)
+        return FeatureCodes(encode_discrete(bins.transform(X)), bins)
+
     def _mixed_codes(self, X, nominal):
         """Codes of a table with nominal or text columns: its numeric columns as
         :meth:`_numeric_codes` treats numbers (a column with a non-integer value cut at its
         tertiles with ``discretizer="auto"``, refused with ``None``), its nominal columns
         (``nominal``, whatever their labels) and text columns as their values."""
         numeric = [
-            j for j in range(X.shape[1]) if not nominal[j] and _numeric_column(X[:, j]) is not None
+            j for j in range(X.shape[1]) if not nominal[j] and numeric_column(X[:, j]) is not None
         ]
         if numeric:
-            Xf = np.column_stack([_numeric_column(X[:, j]) for j in numeric])
+            Xf = np.column_stack([numeric_column(X[:, j]) for j in numeric])
             # the refusals (infinity, continuous values with discretizer=None) of numbers
             sub = self._numeric_codes(Xf)
             if sub.fitted is not None:
-                bins = _TertileBins([numeric[j] for j in sub.fitted.columns]).fit(X)
+                bins = TertileBins([numeric[j] for j in sub.fitted.columns]).fit(X)
                 return FeatureCodes(encode_discrete(bins.transform(X)), bins)
         return FeatureCodes(encode_discrete(X))
 
@@ -396,7 +424,7 @@ class LiftFeatureSelector(
             )
         bad = np.flatnonzero(np.any(~np.isnan(Xf) & (Xf != np.round(Xf)), axis=0)).tolist()
         if bad and self.discretizer == "auto":
-            bins = _TertileBins(bad).fit(Xf)
+            bins = TertileBins(bad).fit(Xf)
             return FeatureCodes(encode_discrete(bins.transform(Xf)), bins)
         if bad:
             raise ValueError(
@@ -596,7 +624,7 @@ class LiftFeatureSelector(
         cols = list(subset)
         if self.discretizer_ is None:
             vals = np.asarray(X, dtype=object)[:, cols]
-        elif isinstance(self.discretizer_, _TertileBins):
+        elif isinstance(self.discretizer_, (TertileBins, DiscretizedColumns)):
             vals = np.asarray(self.discretizer_.transform(X))[:, cols].astype(object)
         elif isinstance(self.discretizer_, dict):
             if subset not in self.discretizer_:
@@ -680,41 +708,6 @@ class LiftFeatureSelector(
         return tags
 
 
-class _TertileBins:
-    """``discretizer="auto"``: ``columns`` replaced by their sample tertile bin (0, 1, 2).
-
-    The edges are those of the training data, so new rows are binned alike; NaN is kept.
-    """
-
-    def __init__(self, columns):
-        self.columns = list(columns)
-
-    def fit(self, X):
-        X = np.asarray(X)
-        sub = X[:, self.columns]
-        sub = _as_numbers(sub) if sub.dtype == object else sub  # numbers in a text table too
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column stays NaN
-            self.edges_ = np.nanquantile(sub, [1 / 3, 2 / 3], axis=0)
-        return self
-
-    def with_edges(self, edges):
-        """These bins at tertile ``edges`` computed elsewhere (on row blocks); returns self."""
-        self.edges_ = edges
-        return self
-
-    def transform(self, X):
-        """Numbers: a float copy with the columns binned; a table with text columns (an
-        object array): an object copy whose binned columns hold 0.0, 1.0, 2.0 or NaN."""
-        X = np.asarray(X)
-        out = np.array(X, dtype=object if X.dtype == object else np.float64, copy=True)
-        sub = out[:, self.columns]
-        sub = _as_numbers(sub) if sub.dtype == object else sub
-        binned = (sub > self.edges_[0]).astype(np.float64) + (sub > self.edges_[1])
-        out[:, self.columns] = np.where(np.isnan(sub), np.nan, binned)
-        return out
-
-
 def ranked_targets(labels, target_class, task: str) -> list[int]:
     """Codes of the classes (or bins of y) whose lift is ranked: ``target_class``, or all.
 
@@ -742,30 +735,6 @@ def ranked_targets(labels, target_class, task: str) -> list[int]:
 
 
 #: What ``pandas.api.types.infer_dtype`` calls a column of numbers (missing values skipped).
-_NUMBER_KINDS = frozenset({"floating", "integer", "mixed-integer-float", "decimal", "empty"})
-
-
-def _numeric_column(column):
-    """A column of an object array as float64 (None, NaN and pandas' NA missing), or None
-    when it holds text or booleans (a nominal column)."""
-    series = pd.Series(column, dtype=object)
-    if pd.api.types.infer_dtype(series, skipna=True) not in _NUMBER_KINDS:
-        return None
-    return pd.to_numeric(series).to_numpy(dtype=np.float64, na_value=np.nan)
-
-
-def _as_numbers(block):
-    """The columns of an object array that hold numbers, as float64 (missing as NaN)."""
-    return np.column_stack(
-        [
-            pd.to_numeric(pd.Series(block[:, j], dtype=object)).to_numpy(
-                dtype=np.float64, na_value=np.nan
-            )
-            for j in range(block.shape[1])
-        ]
-    ).reshape(block.shape)
-
-
 def _all_numeric(X) -> bool:
     try:
         np.asarray(X, dtype=np.float64)

@@ -266,7 +266,7 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
 
     def _split(self, R2):
         """Relevance of the features and of their copies, the swaps undone."""
-        d = self.n_features_in_
+        d = R2.shape[1] // 2  # the fitted width (an encoding's, on a table with nominal columns)
         first, second = R2[:, :d], R2[:, d:]
         return np.where(self._swap, second, first), np.where(self._swap, first, second)
 
@@ -326,7 +326,8 @@ class LocalKnockoffFilter(LocalSelectorMixin, LabelledFitMixin, BaseEstimator):
 
     def _relevance(self, Z, lab):
         """Relevance of features and copies of augmented rows, each from its region's fit."""
-        a, b = np.zeros((len(Z), self.n_features_in_)), np.zeros((len(Z), self.n_features_in_))
+        d = Z.shape[1] // 2
+        a, b = np.zeros((len(Z), d)), np.zeros((len(Z), d))
         for r, est in enumerate(self.estimators_):
             idx = lab == r
             if est is not None and idx.any():
