@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from localselect._targets import QuantityTargetWarning
 from localselect.base import FewerFeaturesWarning
 from localselect.filters import MRMR
 from localselect.filters._mrmr import discretize_three_states, mrmr_order
@@ -179,10 +180,13 @@ def test_auto_on_a_continuous_target(criterion):
     assert set(fitted.ranking_[:2]) == {0, 1}
 
 
-def test_integer_quantity_needs_task_regression():
+def test_an_integer_quantity_is_read_as_continuous_and_task_overrides_it():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(120, 4))
-    counts = np.round(5 * X[:, 2] + 20).astype(int)  # a count: integers
-    assert MRMR(1, criterion="fcd").fit(X, counts).task_ == "classification"
-    fitted = MRMR(1, criterion="fcd", task="regression").fit(X, counts)
+    counts = np.round(5 * X[:, 2] + 20).astype(int)  # a count: 20+ values, not class codes
+    with pytest.warns(QuantityTargetWarning, match="a quantity"):
+        fitted = MRMR(1, criterion="fcd").fit(X, counts)
     assert fitted.task_ == "regression" and fitted.ranking_.tolist() == [2]
+    assert MRMR(1, criterion="fcd", task="classification").fit(X, counts).task_ == (
+        "classification"
+    )
